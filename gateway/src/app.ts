@@ -1,0 +1,31 @@
+import express, { type Express } from 'express';
+import { pinoHttp } from 'pino-http';
+import type { GatewayDeps } from './deps';
+import { errorHandler, sendError } from './http/errors';
+import { requestId } from './http/request-id';
+import { AppError } from '@tollgate/kit';
+import { parsedBodyRoutes, rawBodyRoutes } from './routes';
+
+/** The public HTTP surface: request ids, logging, body limits, routes, and the one error handler. */
+export function createGatewayApp(deps: GatewayDeps): Express {
+  const { config, log } = deps;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.TRUST_PROXY);
+  app.use(requestId);
+  app.use(
+    pinoHttp({
+      logger: log,
+      genReqId: (req) => (req as { id?: string }).id ?? 'unknown',
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'debug' : 'info'),
+      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
+    }),
+  );
+  for (const router of rawBodyRoutes(deps)) app.use(router);
+  app.use(express.json({ limit: config.BODY_LIMIT_BYTES, strict: false }));
+  app.use(express.urlencoded({ limit: config.BODY_LIMIT_BYTES, extended: false }));
+  for (const router of parsedBodyRoutes(deps)) app.use(router);
+  app.use((req, res) => sendError(res, AppError.notFound(`no route for ${req.method} ${req.path}`)));
+  app.use(errorHandler);
+  return app;
+}

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { envBool, envPort, loadConfig, logLevel } from '@tollgate/kit';
+
+const address = (port: number) => z.string().min(1).default(`127.0.0.1:${port}`);
+
+export const gatewayConfigSchema = z.object({
+  PORT: envPort(8080),
+  HTTPS_PORT: envPort(8443),
+  HOST: z.string().default('0.0.0.0'),
+  TOLLGATE_DATA_DIR: z.string().default('./.tollgate'),
+  /** PEM files; when absent a self-signed pair is made in the data folder. */
+  TLS_CERT_FILE: z.string().optional(),
+  TLS_KEY_FILE: z.string().optional(),
+  /** Trust X-Forwarded-Proto from a proxy that terminated TLS (express "trust proxy" value). */
+  TRUST_PROXY: z.string().default('loopback'),
+  /** Largest accepted request body, in bytes. */
+  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
+  GRPC_DEADLINE_MS: z.coerce.number().int().positive().default(10_000),
+  KEYS_GRPC_ADDR: address(50051),
+  BILLING_GRPC_ADDR: address(50052),
+  TASKS_GRPC_ADDR: address(50053),
+  DOCS_GRPC_ADDR: address(50054),
+  SEARCH_GRPC_ADDR: address(50055),
+  NATS_URL: z.string().optional(),
+  LOG_LEVEL: logLevel,
+  HTTPS_ENABLED: envBool(true),
+});
+
+export type GatewayConfig = Readonly<z.infer<typeof gatewayConfigSchema>>;
+
+export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  return loadConfig(gatewayConfigSchema, env);
+}

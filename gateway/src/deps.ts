@@ -1,0 +1,11 @@
+import type { EventBus, Logger } from '@tollgate/kit';
+import type { GatewayConfig } from './config';
+import type { Upstreams } from './upstreams';
+
+/** What route modules are built from. Later pieces (caches, limiters, the bus) are added here. */
+export interface GatewayDeps {
+  config: GatewayConfig;
+  log: Logger;
+  upstreams: Upstreams;
+  bus: EventBus;
+}

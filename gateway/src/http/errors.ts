@@ -1,0 +1,52 @@
+import type { ErrorRequestHandler, Response } from 'express';
+import { AppError, ErrorCode, isAppError } from '@tollgate/kit';
+import { httpStatusFor } from './http-status';
+import { surfaceOf } from './surface';
+
+interface BodyParserError extends Error {
+  type?: string;
+  status?: number;
+  limit?: number;
+}
+
+/** Anything thrown in a route (body-parser errors included) → an AppError; unknown errors become INTERNAL. */
+export function toAppError(err: unknown): AppError {
+  if (isAppError(err)) return err;
+  const e = err as BodyParserError;
+  switch (e?.type) {
+    case 'entity.parse.failed':
+      return AppError.invalid([{ loc: ['body'], msg: `malformed JSON: ${e.message}`, type: 'json_invalid' }], 'malformed JSON');
+    case 'entity.too.large':
+      return new AppError(ErrorCode.PayloadTooLarge, `request body exceeds the limit of ${e.limit} bytes`);
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return AppError.invalid([{ loc: ['body'], msg: e.message, type: 'encoding_invalid' }], e.message);
+    case 'request.aborted':
+      return AppError.invalid([{ loc: ['body'], msg: 'request aborted', type: 'request_aborted' }], 'request aborted');
+    default:
+      return new AppError(ErrorCode.Internal, 'internal server error', {}, { cause: err });
+  }
+}
+
+export function sendError(res: Response, err: unknown): void {
+  const appError = toAppError(err);
+  const status = httpStatusFor[appError.code];
+  const requestId = res.getHeader('x-request-id');
+  if (status >= 500) res.log?.error({ err: (appError.cause as Error) ?? appError }, 'request failed');
+  else res.log?.debug({ code: appError.code, msg: appError.message }, 'request rejected');
+  if (appError.details.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(appError.details.retryAfterSeconds))));
+  if (res.headersSent) return void res.end();
+
+  if (surfaceOf(res) === 'docs') {
+    const data = appError.details.issues ? { errors: appError.details.issues } : null;
+    res.status(status).json({ code: status, message: appError.message, data, timestamp: new Date().toISOString(), request_id: requestId });
+    return;
+  }
+  if (appError.code === ErrorCode.InvalidArgument) {
+    res.status(status).json({ detail: appError.details.issues ?? [{ loc: ['body'], msg: appError.message, type: 'value_error' }] });
+    return;
+  }
+  res.status(status).json(status >= 500 ? { detail: appError.message, request_id: requestId } : { detail: appError.message });
+}
+
+export const errorHandler: ErrorRequestHandler = (err, _req, res, _next) => sendError(res, err);

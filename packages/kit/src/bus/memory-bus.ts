@@ -1,0 +1,208 @@
+import type { Logger } from '../logging';
+import { runWithMessageContext, outgoingHeaders } from './context';
+import { DEFAULT_MAX_DELIVER, DEFAULT_STREAMS, DUPLICATE_WINDOW_MS, consumerName, decode, encode, retryDelayMs, streamFor } from './policy';
+import { isValidFilter, isValidSubject, subjectMatches, toList } from './subject';
+import type { BusMessage, EventBus, PublishOptions, StreamSpec, SubscribeOptions, Subscription } from './types';
+
+export interface MemoryBusOptions {
+  streams?: readonly StreamSpec[];
+  /** Oldest messages beyond this count are dropped per stream; default 10,000. */
+  maxMessagesPerStream?: number;
+  logger?: Logger;
+}
+
+interface Stored {
+  seq: number;
+  subject: string;
+  payload: string;
+  headers: Record<string, string>;
+  at: number;
+}
+
+interface Delivery {
+  msg: Stored;
+  count: number;
+  readyAt: number;
+}
+
+class Log {
+  readonly messages: Stored[] = [];
+  readonly msgIds = new Map<string, number>();
+  lastSeq = 0;
+  constructor(readonly spec: StreamSpec) {}
+
+  get firstSeq(): number {
+    return this.messages[0]?.seq ?? this.lastSeq + 1;
+  }
+
+  trim(now: number, maxMessages: number): void {
+    let drop = 0;
+    while (drop < this.messages.length && (now - this.messages[drop].at > this.spec.maxAgeMs || this.messages.length - drop > maxMessages)) drop++;
+    if (drop > 0) this.messages.splice(0, drop);
+    for (const [id, at] of this.msgIds) {
+      if (now - at <= DUPLICATE_WINDOW_MS) break;
+      this.msgIds.delete(id);
+    }
+  }
+}
+
+class Consumer {
+  next: number;
+  maxDeliver = DEFAULT_MAX_DELIVER;
+  private readonly retries: Delivery[] = [];
+  private waiters: Array<() => void> = [];
+
+  constructor(readonly log: Log, readonly filter: string, deliverNew: boolean) {
+    this.next = deliverNew ? log.lastSeq + 1 : log.firstSeq;
+  }
+
+  take(now: number): Delivery | undefined {
+    const ready = this.retries.filter((d) => d.readyAt <= now).sort((a, b) => a.msg.seq - b.msg.seq)[0];
+    if (ready) {
+      this.retries.splice(this.retries.indexOf(ready), 1);
+      ready.count++;
+      return ready;
+    }
+    this.next = Math.max(this.next, this.log.firstSeq);
+    const base = this.log.firstSeq;
+    for (; this.next <= this.log.lastSeq; this.next++) {
+      const msg = this.log.messages[this.next - base];
+      if (subjectMatches(this.filter, msg.subject)) {
+        this.next++;
+        return { msg, count: 1, readyAt: 0 };
+      }
+    }
+    return undefined;
+  }
+
+  retryLater(d: Delivery, delayMs: number): void {
+    d.readyAt = Date.now() + delayMs;
+    this.retries.push(d);
+    setTimeout(() => this.wake(), delayMs).unref();
+  }
+
+  wait(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
+  }
+}
+
+interface Watcher {
+  filters: string[];
+  handler: (m: BusMessage<any>) => void;
+}
+
+export function createMemoryBus(options: MemoryBusOptions = {}): EventBus {
+  const streams = options.streams ?? DEFAULT_STREAMS;
+  const maxMessages = options.maxMessagesPerStream ?? 10_000;
+  const logs = new Map(streams.map((s) => [s.name, new Log(s)]));
+  const consumers = new Map<string, Consumer>();
+  const watchers = new Set<Watcher>();
+  const subscriptions = new Set<Subscription>();
+  let closed = false;
+
+  function logFor(filter: string): Log {
+    const spec = streamFor(streams, filter);
+    if (!spec) throw new Error(`no stream holds subject "${filter}"`);
+    return logs.get(spec.name)!;
+  }
+
+  function toMessage<T>(msg: Stored, seq: number, redelivered: boolean): BusMessage<T> {
+    return { subject: msg.subject, data: decode<T>(msg.payload), headers: { ...msg.headers }, seq, redelivered };
+  }
+
+  async function deliver<T>(consumer: Consumer, d: Delivery, handler: (m: BusMessage<T>) => Promise<void>): Promise<void> {
+    const m = toMessage<T>(d.msg, d.msg.seq, d.count > 1);
+    try {
+      await runWithMessageContext(m.headers, () => handler(m));
+    } catch (err) {
+      if (d.count >= consumer.maxDeliver) {
+        options.logger?.error({ err, subject: m.subject, seq: m.seq, deliveries: d.count }, 'bus handler failed; message dropped after max deliveries');
+      } else {
+        options.logger?.warn({ err, subject: m.subject, seq: m.seq, deliveries: d.count }, 'bus handler failed; will redeliver');
+        consumer.retryLater(d, retryDelayMs(d.count));
+      }
+    }
+  }
+
+  async function work<T>(consumer: Consumer, state: { active: boolean }, handler: (m: BusMessage<T>) => Promise<void>): Promise<void> {
+    while (state.active) {
+      const d = consumer.take(Date.now());
+      if (d) await deliver(consumer, d, handler);
+      else await consumer.wait();
+    }
+  }
+
+  return {
+    async publish<T>(subject: string, data: T, opts: PublishOptions = {}): Promise<void> {
+      if (closed) throw new Error('bus is closed');
+      if (!isValidSubject(subject)) throw new Error(`invalid subject "${subject}"`);
+      const log = logFor(subject);
+      const now = Date.now();
+      log.trim(now, maxMessages);
+      if (opts.msgId !== undefined) {
+        if (log.msgIds.has(opts.msgId)) return;
+        log.msgIds.set(opts.msgId, now);
+      }
+      const msg: Stored = { seq: ++log.lastSeq, subject, payload: encode(data), headers: outgoingHeaders(opts.headers), at: now };
+      log.messages.push(msg);
+      log.trim(now, maxMessages);
+      for (const c of consumers.values()) if (c.log === log) c.wake();
+      for (const w of watchers) {
+        if (!w.filters.some((f) => subjectMatches(f, subject))) continue;
+        setImmediate(() => {
+          const m = toMessage(msg, 0, false);
+          try {
+            runWithMessageContext(m.headers, () => w.handler(m));
+          } catch (err) {
+            options.logger?.error({ err, subject }, 'bus watch handler threw');
+          }
+        });
+      }
+    },
+
+    async subscribe<T>(opts: SubscribeOptions<T>): Promise<Subscription> {
+      if (closed) throw new Error('bus is closed');
+      const filters = toList(opts.subjects);
+      for (const f of filters) if (!isValidFilter(f)) throw new Error(`invalid subject filter "${f}"`);
+      const state = { active: true };
+      const mine = filters.map((filter) => {
+        const key = consumerName(opts.durable, filter);
+        let consumer = consumers.get(key);
+        if (!consumer) consumers.set(key, (consumer = new Consumer(logFor(filter), filter, opts.deliverNew ?? false)));
+        consumer.maxDeliver = opts.maxDeliver ?? DEFAULT_MAX_DELIVER;
+        return consumer;
+      });
+      const workers = mine.map((c) => work(c, state, opts.handler));
+      const sub: Subscription = {
+        async stop() {
+          state.active = false;
+          for (const c of mine) c.wake();
+          await Promise.all(workers);
+          subscriptions.delete(sub);
+        },
+      };
+      subscriptions.add(sub);
+      return sub;
+    },
+
+    async watch<T>(subjects: string | string[], handler: (m: BusMessage<T>) => void): Promise<Subscription> {
+      const filters = toList(subjects);
+      for (const f of filters) if (!isValidFilter(f)) throw new Error(`invalid subject filter "${f}"`);
+      const w: Watcher = { filters, handler };
+      watchers.add(w);
+      return { stop: async () => void watchers.delete(w) };
+    },
+
+    async close(): Promise<void> {
+      closed = true;
+      watchers.clear();
+      await Promise.all([...subscriptions].map((s) => s.stop()));
+    },
+  };
+}

@@ -1,0 +1,10 @@
+export { applyMigrations, MigrationError, type ApplyMigrationsOptions, type ApplyMigrationsResult } from './migrate';
+export { readMigrations, checksumOf, type MigrationFile } from './migration-files';
+export { ensureDatabase, dropDatabase, withDatabase } from './ensure-database';
+export { startEmbeddedPostgres, type EmbeddedPostgres, type EmbeddedPostgresOptions } from './embedded-postgres';
+export { pgAdapter } from './prisma-adapter';
+export { openSchemaEngine, type SchemaEngineSession } from './schema-engine';
+export { acquireDevPostgres, type DevPostgres } from './dev-postgres';
+export type { DbLogger } from './logger';
+export { diffMigrationsToSchema, diffDatabaseToSchema, type DiffMigrationsOptions } from './schema-drift';
+export { nextMigrationName, writeMigration } from './new-migration';

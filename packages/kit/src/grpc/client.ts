@@ -1,0 +1,72 @@
+import { credentials, Metadata, type CallOptions, type Client, type ClientReadableStream, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
+import { REQUEST_ID_HEADER, currentRequestId } from '../context/request-context';
+import { fromGrpcError } from './status-map';
+
+export interface CallSettings {
+  /** Deadline for this call; every call has one. */
+  timeoutMs?: number;
+  requestId?: string;
+  signal?: AbortSignal;
+}
+
+type UnaryFn = (req: never, md: Metadata, opts: Partial<CallOptions>, cb: (e: ServiceError | null, res: never) => void) => ClientUnaryCall;
+
+type Promisified<C> = {
+  [K in keyof C as C[K] extends (...args: never[]) => unknown ? K : never]: C[K] extends (
+    req: infer Q,
+    md: Metadata,
+    opts: Partial<CallOptions>,
+    cb: (e: ServiceError | null, res: infer R) => void,
+  ) => ClientUnaryCall
+    ? (request: Q, settings?: CallSettings) => Promise<R>
+    : C[K] extends (req: infer Q, md?: Metadata, opts?: Partial<CallOptions>) => ClientReadableStream<infer R>
+      ? (request: Q, settings?: CallSettings) => ClientReadableStream<R>
+      : never;
+};
+
+export type GrpcClient<C> = Promisified<Omit<C, keyof Client>> & { readonly raw: C; close(): void };
+
+type ClientCtor<C> = { new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: object): C; service: Record<string, { responseStream: boolean }> };
+
+export const DEFAULT_DEADLINE_MS = 10_000;
+
+function metadataFor(settings: CallSettings | undefined): Metadata {
+  const md = new Metadata();
+  const requestId = settings?.requestId ?? currentRequestId();
+  if (requestId) md.set(REQUEST_ID_HEADER, requestId);
+  return md;
+}
+
+/**
+ * A promise-returning client: every unary call gets a deadline and the current request id;
+ * gRPC errors come back as the AppError the server threw.
+ */
+export function createGrpcClient<C extends Client>(Ctor: ClientCtor<C>, address: string, defaults: { timeoutMs?: number } = {}): GrpcClient<C> {
+  const raw = new Ctor(address, credentials.createInsecure(), {
+    'grpc.keepalive_time_ms': 30_000,
+    'grpc.max_receive_message_length': 16 * 1024 * 1024,
+  });
+  const wrapped: Record<string, unknown> = {
+    raw,
+    close: () => raw.close(),
+  };
+  for (const [name, method] of Object.entries(Ctor.service)) {
+    const fn = (raw as unknown as Record<string, Function>)[name].bind(raw);
+    if (method.responseStream) {
+      wrapped[name] = (request: unknown, settings?: CallSettings) => {
+        const options: Partial<CallOptions> = settings?.timeoutMs ? { deadline: Date.now() + settings.timeoutMs } : {};
+        const stream = fn(request, metadataFor(settings), options) as ClientReadableStream<unknown>;
+        settings?.signal?.addEventListener('abort', () => stream.cancel(), { once: true });
+        return stream;
+      };
+      continue;
+    }
+    wrapped[name] = (request: unknown, settings?: CallSettings) =>
+      new Promise((resolve, reject) => {
+        const deadline = Date.now() + (settings?.timeoutMs ?? defaults.timeoutMs ?? DEFAULT_DEADLINE_MS);
+        const call = (fn as UnaryFn)(request as never, metadataFor(settings), { deadline }, (err, res) => (err ? reject(fromGrpcError(err)) : resolve(res)));
+        settings?.signal?.addEventListener('abort', () => call.cancel(), { once: true });
+      });
+  }
+  return wrapped as GrpcClient<C>;
+}

@@ -1,0 +1,5 @@
+export * from './status-map';
+export * from './handlers';
+export * from './server';
+export * from './client';
+export * from './health-client';

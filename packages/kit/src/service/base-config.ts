@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { envPort, logLevel } from '../config/env';
+
+export const SERVICE_NAMES = ['keys', 'billing', 'tasks', 'docs', 'search'] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+/** Default gRPC port of each service in the distributed mode. */
+export const DEFAULT_GRPC_PORTS: Record<ServiceName, number> = { keys: 50051, billing: 50052, tasks: 50053, docs: 50054, search: 50055 };
+
+export interface BaseServiceConfig {
+  databaseUrl: string;
+  grpcHost: string;
+  grpcPort: number;
+  natsUrl?: string;
+  logLevel: string;
+}
+
+const baseShape = {
+  DATABASE_URL: z.string().min(1).optional(),
+  GRPC_HOST: z.string().default('127.0.0.1'),
+  NATS_URL: z.string().min(1).optional(),
+  LOG_LEVEL: logLevel,
+};
+
+/**
+ * A service's configuration schema: the settings every service reads plus its own `extra` ones.
+ * The database URL is `DATABASE_URL_<SERVICE>`, else `DATABASE_URL`.
+ */
+export function serviceConfigSchema<S extends z.ZodRawShape, X extends object>(name: ServiceName, extra: S, map: (env: z.infer<z.ZodObject<S>>) => X) {
+  const specific = `DATABASE_URL_${name.toUpperCase()}`;
+  return z
+    .looseObject({ ...baseShape, GRPC_PORT: envPort(DEFAULT_GRPC_PORTS[name]), ...extra })
+    .transform((env, ctx): BaseServiceConfig & X => {
+      const raw = env as Record<string, unknown>;
+      const databaseUrl = (typeof raw[specific] === 'string' && raw[specific]) || env.DATABASE_URL;
+      if (!databaseUrl) {
+        ctx.addIssue({ code: 'custom', path: [specific], message: `${specific} or DATABASE_URL is required` });
+        return z.NEVER;
+      }
+      return {
+        databaseUrl: databaseUrl as string,
+        grpcHost: env.GRPC_HOST as string,
+        grpcPort: env.GRPC_PORT as number,
+        natsUrl: env.NATS_URL as string | undefined,
+        logLevel: env.LOG_LEVEL as string,
+        ...map(env as z.infer<z.ZodObject<S>>),
+      };
+    });
+}

@@ -1,0 +1,5 @@
+export * from './base-config';
+export * from './lifecycle';
+export * from './main-runner';
+export * from './module';
+export * from './runtime';

@@ -1,0 +1,261 @@
+import { randomUUID } from 'node:crypto';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { currentRequestId, runWithRequestContext } from '../src/context';
+import { connectNatsBus, createMemoryBus, type BusMessage, type EventBus, type NatsBus } from '../src/bus';
+import { natsTestsCanRun, natsUrlForTests, warnNatsSkipped } from '../src/testing/nats';
+
+async function eventually(check: () => void, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return check();
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+}
+
+const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Harness {
+  /** A bus for this test; closed after it. */
+  bus(): Promise<EventBus>;
+}
+
+function contract(h: Harness): void {
+  const uid = () => randomUUID().slice(0, 8);
+
+  it('delivers a published message with its headers and the request id', async () => {
+    const bus = await h.bus();
+    const got: Array<BusMessage<{ n: number }> & { ctx?: string }> = [];
+    const id = uid();
+    await bus.subscribe<{ n: number }>({ durable: `rt-${id}`, subjects: `tasks.status.${id}`, handler: async (m) => void got.push({ ...m, ctx: currentRequestId() }) });
+    await bus.publish(`tasks.status.${id}`, { n: 1 }, { headers: { 'x-request-id': 'req-1', 'x-extra': 'v' } });
+    await runWithRequestContext({ requestId: 'ctx-2' }, () => bus.publish(`tasks.status.${id}`, { n: 2 }));
+    await eventually(() => expect(got).toHaveLength(2));
+    expect(got[0]).toMatchObject({ subject: `tasks.status.${id}`, data: { n: 1 }, redelivered: false, ctx: 'req-1' });
+    expect(got[0].headers).toEqual({ 'x-request-id': 'req-1', 'x-extra': 'v' });
+    expect(got[0].seq).toBeGreaterThan(0);
+    expect(got[1]).toMatchObject({ data: { n: 2 }, headers: { 'x-request-id': 'ctx-2' }, ctx: 'ctx-2' });
+    expect(got[1].seq).toBeGreaterThan(got[0].seq);
+  });
+
+  it('matches * and > filters across streams', async () => {
+    const bus = await h.bus();
+    const id = uid();
+    const got: string[] = [];
+    await bus.subscribe({ durable: `wc-${id}`, subjects: [`docs.${id}.*`, `keys.${id}.>`], handler: async (m) => void got.push(m.subject) });
+    for (const s of [`docs.${id}.created`, `docs.${id}.x.y`, `docs.other.created`, `keys.${id}.a`, `keys.${id}.a.b`, `docs.${id}.deleted`]) await bus.publish(s, {});
+    await eventually(() => expect(got).toHaveLength(4));
+    await tick(100);
+    expect(got.sort()).toEqual([`docs.${id}.created`, `docs.${id}.deleted`, `keys.${id}.a`, `keys.${id}.a.b`]);
+  });
+
+  it('rejects a subject that no stream holds', async () => {
+    const bus = await h.bus();
+    await expect(bus.publish('nowhere.at.all', {})).rejects.toThrow(/no stream/);
+    await expect(bus.subscribe({ durable: 'x', subjects: 'nowhere.>', handler: async () => {} })).rejects.toThrow(/no stream/);
+  });
+
+  it('redelivers a message whose handler threw', async () => {
+    const bus = await h.bus();
+    const id = uid();
+    const seen: BusMessage[] = [];
+    await bus.subscribe({
+      durable: `rd-${id}`,
+      subjects: `tasks.status.${id}`,
+      handler: async (m) => {
+        seen.push(m);
+        if (seen.length === 1) throw new Error('first attempt fails');
+      },
+    });
+    await bus.publish(`tasks.status.${id}`, { v: 'x' });
+    await eventually(() => expect(seen).toHaveLength(2));
+    expect(seen.map((m) => m.redelivered)).toEqual([false, true]);
+    expect(seen[1].seq).toBe(seen[0].seq);
+    expect(seen[1].data).toEqual({ v: 'x' });
+  });
+
+  it('keeps a durable position across stop and resubscribe', async () => {
+    const bus = await h.bus();
+    const id = uid();
+    const got: number[] = [];
+    const opts = { durable: `dur-${id}`, subjects: `tasks.status.${id}`, handler: async (m: BusMessage<number>) => void got.push(m.data) };
+    const first = await bus.subscribe(opts);
+    await bus.publish(`tasks.status.${id}`, 1);
+    await eventually(() => expect(got).toEqual([1]));
+    await first.stop();
+    await bus.publish(`tasks.status.${id}`, 2);
+    await bus.publish(`tasks.status.${id}`, 3);
+    await tick(50);
+    expect(got).toEqual([1]);
+    await bus.subscribe(opts);
+    await eventually(() => expect(got).toEqual([1, 2, 3]));
+  });
+
+  it('starts a new durable at the next message with deliverNew, at the oldest without', async () => {
+    const bus = await h.bus();
+    const id = uid();
+    await bus.publish(`tasks.status.${id}`, 'old');
+    const fresh: string[] = [];
+    const all: string[] = [];
+    await bus.subscribe({ durable: `new-${id}`, subjects: `tasks.status.${id}`, deliverNew: true, handler: async (m: BusMessage<string>) => void fresh.push(m.data) });
+    await bus.subscribe({ durable: `all-${id}`, subjects: `tasks.status.${id}`, handler: async (m: BusMessage<string>) => void all.push(m.data) });
+    await bus.publish(`tasks.status.${id}`, 'new');
+    await eventually(() => expect(all).toEqual(['old', 'new']));
+    await eventually(() => expect(fresh).toEqual(['new']));
+  });
+
+  it('shares one durable between subscribers: each message handled once', async () => {
+    const a = await h.bus();
+    const b = await h.bus();
+    const id = uid();
+    const byA: number[] = [];
+    const byB: number[] = [];
+    const into = (list: number[]) => async (m: BusMessage<number>) => {
+      await tick(5);
+      list.push(m.data);
+    };
+    await a.subscribe({ durable: `q-${id}`, subjects: `tasks.submitted.${id}`, handler: into(byA) });
+    await b.subscribe({ durable: `q-${id}`, subjects: `tasks.submitted.${id}`, handler: into(byB) });
+    const n = 40;
+    for (let i = 0; i < n; i++) await a.publish(`tasks.submitted.${id}`, i);
+    await eventually(() => expect(byA.length + byB.length).toBe(n));
+    await tick(100);
+    expect([...byA, ...byB].sort((x, y) => x - y)).toEqual(Array.from({ length: n }, (_, i) => i));
+    expect(byA.length).toBeGreaterThan(0);
+    expect(byB.length).toBeGreaterThan(0);
+  });
+
+  it('watch sees live messages only, and nothing after stop', async () => {
+    const bus = await h.bus();
+    const id = uid();
+    await bus.publish(`keys.changed.${id}`, 'before');
+    const got: BusMessage<string>[] = [];
+    const sentinel: string[] = [];
+    const w = await bus.watch<string>(`keys.changed.${id}`, (m) => void got.push(m));
+    await bus.watch<string>([`keys.changed.${id}`, 'keys.other'], (m) => void sentinel.push(m.data));
+    await bus.publish(`keys.changed.${id}`, 'live', { headers: { 'x-request-id': 'w-1' } });
+    await eventually(() => expect(got.map((m) => m.data)).toEqual(['live']));
+    expect(got[0]).toMatchObject({ subject: `keys.changed.${id}`, headers: { 'x-request-id': 'w-1' }, redelivered: false });
+    await w.stop();
+    await bus.publish(`keys.changed.${id}`, 'after');
+    await eventually(() => expect(sentinel).toEqual(['live', 'after']));
+    expect(got.map((m) => m.data)).toEqual(['live']);
+  });
+
+  it('stores a message once per msgId', async () => {
+    const bus = await h.bus();
+    const id = uid();
+    await bus.publish(`docs.document.${id}`, 'first', { msgId: `m-${id}` });
+    await bus.publish(`docs.document.${id}`, 'again', { msgId: `m-${id}` });
+    await bus.publish(`docs.document.${id}`, 'other', { msgId: `n-${id}` });
+    await bus.publish(`docs.document.${id}`, 'end');
+    const got: string[] = [];
+    await bus.subscribe({ durable: `dd-${id}`, subjects: `docs.document.${id}`, handler: async (m: BusMessage<string>) => void got.push(m.data) });
+    await eventually(() => expect(got).toContain('end'));
+    expect(got).toEqual(['first', 'other', 'end']);
+  });
+
+  it('keeps order per subject', async () => {
+    const bus = await h.bus();
+    const id = uid();
+    const got: Record<string, number[]> = { a: [], b: [] };
+    await bus.subscribe({
+      durable: `ord-${id}`,
+      subjects: `tasks.status.${id}.*`,
+      handler: async (m: BusMessage<number>) => {
+        await tick(Math.random() * 3);
+        got[m.subject.split('.').pop()!].push(m.data);
+      },
+    });
+    const n = 30;
+    for (let i = 0; i < n; i++) {
+      await bus.publish(`tasks.status.${id}.a`, i);
+      await bus.publish(`tasks.status.${id}.b`, i);
+    }
+    const expected = Array.from({ length: n }, (_, i) => i);
+    await eventually(() => expect(got).toEqual({ a: expected, b: expected }));
+  });
+}
+
+describe('memory bus', () => {
+  const buses: EventBus[] = [];
+  let shared: EventBus;
+  beforeEach(() => {
+    shared = createMemoryBus();
+  });
+  afterEach(async () => {
+    await Promise.all(buses.splice(0).map((b) => b.close()));
+  });
+  contract({
+    bus: async () => {
+      buses.push(shared);
+      return shared;
+    },
+  });
+});
+
+const natsRuns = natsTestsCanRun();
+if (!natsRuns) warnNatsSkipped('NATS bus contract tests');
+
+(natsRuns ? describe : describe.skip)('nats bus', () => {
+  const prefix = `t${randomUUID().replace(/-/g, '').slice(0, 10)}`;
+  const buses: NatsBus[] = [];
+  let url: string;
+
+  beforeAll(async () => {
+    const found = await natsUrlForTests();
+    if (!found) throw new Error('NATS looked available but natsUrlForTests() found none');
+    url = found;
+  });
+  afterEach(async () => {
+    await Promise.all(buses.splice(0).map((b) => b.close()));
+  });
+  afterAll(async () => {
+    const bus = await connectNatsBus({ url, name: 'bus-test-cleanup', prefix });
+    const jsm = await jetstreamManager(bus.connection);
+    for await (const name of jsm.streams.names()) if (name.startsWith(prefix)) await jsm.streams.delete(name);
+    await bus.close();
+  });
+
+  const open = async () => {
+    const bus = await connectNatsBus({ url, name: 'bus-test', prefix });
+    buses.push(bus);
+    return bus;
+  };
+
+  contract({ bus: open });
+
+  it('redelivers to a new connection what a dead connection never acked', async () => {
+    const dying = await connectNatsBus({ url, name: 'bus-test-dying', prefix });
+    const id = randomUUID().slice(0, 8);
+    const first: BusMessage[] = [];
+    const opts = { durable: `death-${id}`, subjects: `tasks.status.${id}`, ackWaitMs: 1_000 };
+    await dying.subscribe({ ...opts, handler: (m) => (first.push(m), new Promise<void>(() => {})) });
+    const survivor = await open();
+    await survivor.publish(`tasks.status.${id}`, { job: 1 });
+    await eventually(() => expect(first).toHaveLength(1));
+    await dying.connection.close();
+    const second: BusMessage[] = [];
+    await survivor.subscribe({ ...opts, handler: async (m) => void second.push(m) });
+    await eventually(() => expect(second).toHaveLength(1));
+    expect(second[0]).toMatchObject({ seq: first[0].seq, data: { job: 1 }, redelivered: true });
+  });
+
+  it('isolates prefixes: another prefix sees none of these messages', async () => {
+    const bus = await open();
+    const other = await connectNatsBus({ url, name: 'bus-test-other', prefix: `${prefix}x` });
+    buses.push(other);
+    const id = randomUUID().slice(0, 8);
+    const got: unknown[] = [];
+    await other.watch(`tasks.status.${id}`, (m) => void got.push(m.data));
+    const mine: unknown[] = [];
+    await bus.watch(`tasks.status.${id}`, (m) => void mine.push(m.data));
+    await bus.publish(`tasks.status.${id}`, 1);
+    await other.publish(`tasks.status.${id}`, 2);
+    await eventually(() => expect(mine).toEqual([1]));
+    await eventually(() => expect(got).toEqual([2]));
+  });
+});

@@ -1,0 +1,18 @@
+import { z } from 'zod';
+import { envPort, loadConfig, logLevel } from '@tollgate/kit';
+
+export const systemConfigSchema = z.object({
+  PORT: envPort(8080),
+  HTTPS_PORT: envPort(8443),
+  TOLLGATE_DATA_DIR: z.string().default('./.tollgate'),
+  /** Port of the embedded PostgreSQL; 0 picks a free one. */
+  EMBEDDED_PG_PORT: envPort(0),
+  NATS_URL: z.string().optional(),
+  LOG_LEVEL: logLevel,
+});
+
+export type SystemConfig = Readonly<z.infer<typeof systemConfigSchema>>;
+
+export function loadSystemConfig(env: NodeJS.ProcessEnv = process.env): SystemConfig {
+  return loadConfig(systemConfigSchema, env);
+}

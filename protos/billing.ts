@@ -1,0 +1,1 @@
+export * from './gen/tollgate/billing/v1/billing';

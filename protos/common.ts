@@ -1,0 +1,1 @@
+export * from './gen/tollgate/common/v1/common';

@@ -1,0 +1,1 @@
+export * from './gen/tollgate/docs/v1/docs';

@@ -1,0 +1,1 @@
+export * from './gen/tollgate/keys/v1/keys';

@@ -1,0 +1,1 @@
+export * from './gen/tollgate/search/v1/search';

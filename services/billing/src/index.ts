@@ -1,0 +1,2 @@
+export { billingService } from './service';
+export type { BillingConfig } from './config';

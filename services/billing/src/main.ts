@@ -1,0 +1,7 @@
+import { runServiceMain } from '@tollgate/kit';
+import { billingService } from './service';
+
+runServiceMain(billingService).catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

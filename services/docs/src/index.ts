@@ -1,0 +1,2 @@
+export { docsService } from './service';
+export type { DocsConfig } from './config';

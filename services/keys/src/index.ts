@@ -1,0 +1,2 @@
+export { keysService } from './service';
+export type { KeysConfig } from './config';

@@ -1,0 +1,2 @@
+export { searchService } from './service';
+export type { SearchConfig } from './config';

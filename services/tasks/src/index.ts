@@ -1,0 +1,2 @@
+export { tasksService } from './service';
+export type { TasksConfig } from './config';

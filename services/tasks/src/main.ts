@@ -1,0 +1,7 @@
+import { runServiceMain } from '@tollgate/kit';
+import { tasksService } from './service';
+
+runServiceMain(tasksService).catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
