@@ -3,6 +3,7 @@ import { pinoHttp } from 'pino-http';
 import type { GatewayDeps } from './deps';
 import { errorHandler, sendError } from './http/errors';
 import { requestId } from './http/request-id';
+import { pathAliases } from './http/path-aliases';
 import { AppError } from '@tollgate/kit';
 import { parsedBodyRoutes, rawBodyRoutes } from './routes';
 
@@ -13,6 +14,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', config.TRUST_PROXY);
   app.use(requestId);
+  app.use(pathAliases);
   app.use(
     pinoHttp({
       logger: log,

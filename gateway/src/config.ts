@@ -12,7 +12,10 @@ export const gatewayConfigSchema = z.object({
   TLS_CERT_FILE: z.string().optional(),
   TLS_KEY_FILE: z.string().optional(),
   /** Trust X-Forwarded-Proto from a proxy that terminated TLS (express "trust proxy" value). */
-  TRUST_PROXY: z.string().default('loopback'),
+  TRUST_PROXY: z
+    .string()
+    .default('false')
+    .transform((v): boolean | number | string => (v === 'false' ? false : v === 'true' ? true : /^\d+$/.test(v) ? Number(v) : v)),
   /** Largest accepted request body, in bytes. */
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   GRPC_DEADLINE_MS: z.coerce.number().int().positive().default(10_000),

@@ -1,5 +1,6 @@
 import type { EventBus, Logger } from '@tollgate/kit';
 import type { GatewayConfig } from './config';
+import type { RouteBook } from './http/route-book';
 import type { Upstreams } from './upstreams';
 
 /** What route modules are built from. Later pieces (caches, limiters, the bus) are added here. */
@@ -8,4 +9,6 @@ export interface GatewayDeps {
   log: Logger;
   upstreams: Upstreams;
   bus: EventBus;
+  /** Every public route is added through it: validation and the OpenAPI document from one schema. */
+  book: RouteBook;
 }

@@ -7,6 +7,7 @@ import type { GatewayConfig } from './config';
 import { connectUpstreams } from './upstreams';
 import { loadTlsMaterial } from './tls';
 import type { GatewayDeps } from './deps';
+import { RouteBook } from './http/route-book';
 
 export interface GatewayHandle {
   httpUrl: string;
@@ -35,7 +36,7 @@ function close(server: Server): Promise<void> {
 /** Starts the HTTP and HTTPS listeners of the gateway; stop() drains them and closes the upstream channels. */
 export async function startGateway(config: GatewayConfig, log: Logger, shared: { bus: EventBus }): Promise<GatewayHandle> {
   const upstreams = connectUpstreams(config);
-  const deps: GatewayDeps = { config, log, upstreams, bus: shared.bus };
+  const deps: GatewayDeps = { config, log, upstreams, bus: shared.bus, book: new RouteBook() };
   const app = createGatewayApp(deps);
   const displayHost = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST;
 

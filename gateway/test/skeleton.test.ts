@@ -4,6 +4,7 @@ import { createMemoryBus, silentLogger } from '@tollgate/kit';
 import { createGatewayApp } from '../src/app';
 import { loadGatewayConfig } from '../src/config';
 import { connectUpstreams } from '../src/upstreams';
+import { RouteBook } from '../src/http/route-book';
 
 // The gateway alone, with upstream addresses where nothing listens: the HTTP skeleton's behaviour.
 describe('gateway skeleton', () => {
@@ -20,7 +21,7 @@ describe('gateway skeleton', () => {
   const upstreams = connectUpstreams(config);
 
   beforeAll(async () => {
-    const app = createGatewayApp({ config, log: silentLogger(), upstreams, bus: createMemoryBus() });
+    const app = createGatewayApp({ config, log: silentLogger(), upstreams, bus: createMemoryBus(), book: new RouteBook() });
     server = app.listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,5 +1,6 @@
-import type { Router } from 'express';
+import { Router } from 'express';
 import type { GatewayDeps } from '../deps';
+import { apiSurface } from './api-surface';
 import { healthRoutes } from './health';
 
 /** Routers that read the raw request body themselves (mounted before the body parsers). */
@@ -7,7 +8,9 @@ export function rawBodyRoutes(_deps: GatewayDeps): Router[] {
   return [];
 }
 
-/** Routers that receive parsed JSON / form bodies. */
+/** Routers that receive parsed JSON / form bodies. Each area adds its router factory here. */
 export function parsedBodyRoutes(deps: GatewayDeps): Router[] {
-  return [healthRoutes(deps)];
+  const docsApi = Router();
+  docsApi.use('/api', ...apiSurface(deps));
+  return [healthRoutes(deps), docsApi];
 }

@@ -6,3 +6,4 @@ export * from './grpc';
 export * from './db';
 export * from './bus';
 export * from './service';
+export * from './events';

@@ -1,0 +1,103 @@
+import { OpenAPIRegistry, extendZodWithOpenApi, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { Request, RequestHandler, Response, Router } from 'express';
+import { z, type ZodType } from 'zod';
+import { AppError, zodIssues } from '@tollgate/kit';
+
+extendZodWithOpenApi(z);
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'delete' | 'patch';
+export type Security = 'apiKey' | 'userToken' | 'formToken' | 'admin' | 'none';
+
+export interface ResponseSpec {
+  description: string;
+  schema?: ZodType;
+  /** Defaults to application/json; `text/event-stream` for SSE, `text/csv` for exports. */
+  contentType?: string;
+}
+
+export interface RouteSpec<B extends ZodType | undefined, Q extends z.ZodObject | undefined, P extends z.ZodObject | undefined> {
+  method: HttpMethod;
+  /** Express path, canonical form (e.g. `/v1/:kind/:app_id/sync`). */
+  path: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  security: Security;
+  body?: B;
+  bodyContentType?: 'application/json' | 'application/x-www-form-urlencoded';
+  query?: Q;
+  params?: P;
+  responses: Record<number, ResponseSpec>;
+  /** Runs before validation (authentication, limits). */
+  before?: RequestHandler[];
+}
+
+type Infer<T> = T extends ZodType ? z.infer<T> : undefined;
+
+export interface ValidatedInput<B, Q, P> {
+  body: B;
+  query: Q;
+  params: P;
+}
+
+const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
+function parsePart<T>(schema: ZodType | undefined, value: unknown, loc: string): T {
+  if (!schema) return undefined as T;
+  const result = schema.safeParse(value ?? {});
+  if (!result.success) {
+    const issues = zodIssues(result.error, [loc]);
+    throw AppError.invalid(issues, issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; '));
+  }
+  return result.data as T;
+}
+
+/**
+ * Every public route is defined through a RouteBook: the same zod schemas validate the request
+ * (422 with `loc` = body|query|path + field) and describe it in the OpenAPI document.
+ */
+export class RouteBook {
+  readonly registry = new OpenAPIRegistry();
+  readonly routes: Array<{ method: HttpMethod; path: string }> = [];
+
+  add<B extends ZodType | undefined = undefined, Q extends z.ZodObject | undefined = undefined, P extends z.ZodObject | undefined = undefined>(
+    router: Router,
+    spec: RouteSpec<B, Q, P>,
+    handler: (input: ValidatedInput<Infer<B>, Infer<Q>, Infer<P>>, req: Request, res: Response) => Promise<unknown> | unknown,
+  ): void {
+    this.routes.push({ method: spec.method, path: spec.path });
+    this.registry.registerPath(this.describe(spec));
+    const validateAndHandle: RequestHandler = async (req, res) => {
+      const input = {
+        params: parsePart<Infer<P>>(spec.params, req.params, 'path'),
+        query: parsePart<Infer<Q>>(spec.query, req.query, 'query'),
+        body: parsePart<Infer<B>>(spec.body, req.body, 'body'),
+      };
+      await handler(input, req, res);
+    };
+    router[spec.method](spec.path, ...(spec.before ?? []), validateAndHandle);
+  }
+
+  private describe(spec: RouteSpec<ZodType | undefined, z.ZodObject | undefined, z.ZodObject | undefined>): RouteConfig {
+    const security = spec.security === 'none' ? [] : [{ [spec.security === 'admin' ? 'userToken' : spec.security]: [] }];
+    return {
+      method: spec.method,
+      path: toOpenApiPath(spec.path),
+      summary: spec.summary,
+      description: spec.description,
+      tags: spec.tags,
+      security,
+      request: {
+        params: spec.params,
+        query: spec.query,
+        body: spec.body ? { required: true, content: { [spec.bodyContentType ?? 'application/json']: { schema: spec.body } } } : undefined,
+      },
+      responses: Object.fromEntries(
+        Object.entries(spec.responses).map(([status, r]) => [
+          status,
+          { description: r.description, content: r.schema ? { [r.contentType ?? 'application/json']: { schema: r.schema } } : undefined },
+        ]),
+      ),
+    };
+  }
+}

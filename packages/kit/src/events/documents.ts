@@ -1,0 +1,26 @@
+export type DocumentChange = 'created' | 'updated' | 'deleted';
+
+/** `docs.document.created|updated|deleted`, written through the docs service's outbox. */
+export interface DocumentEvent {
+  change: DocumentChange;
+  id: number;
+  version: number;
+  /** The document after the change; absent for a permanent delete. */
+  document?: {
+    id: number;
+    slug: string;
+    title: string;
+    content: string;
+    category: string;
+    tags: string[];
+    status: string;
+    author_account_id: number;
+    created_at: string;
+    updated_at: string;
+    deleted_at?: string | null;
+  };
+  at: string;
+}
+
+export const documentSubject = (change: DocumentChange) => `docs.document.${change}`;
+export const DOCUMENT_SUBJECTS = 'docs.document.*';

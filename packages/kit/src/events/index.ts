@@ -1,0 +1,3 @@
+export * from './task-status';
+export * from './documents';
+export * from './keys';
