@@ -244,6 +244,19 @@ if (!natsRuns) warnNatsSkipped('NATS bus contract tests');
     expect(second[0]).toMatchObject({ seq: first[0].seq, data: { job: 1 }, redelivered: true });
   });
 
+  it('recreates a durable consumer deleted from under a subscriber', async () => {
+    const bus = await open();
+    const id = randomUUID().slice(0, 8);
+    const got: number[] = [];
+    await bus.subscribe({ durable: `gone-${id}`, subjects: `tasks.status.${id}`, handler: async (m: BusMessage<number>) => void got.push(m.data) });
+    await bus.publish(`tasks.status.${id}`, 1);
+    await eventually(() => expect(got).toEqual([1]));
+    const jsm = await jetstreamManager(bus.connection);
+    await jsm.consumers.delete(`${prefix}_TASKS`, `gone-${id}--tasks_status_${id}`);
+    await bus.publish(`tasks.status.${id}`, 2);
+    await eventually(() => expect(got).toContain(2), 30_000);
+  }, 40_000);
+
   it('isolates prefixes: another prefix sees none of these messages', async () => {
     const bus = await open();
     const other = await connectNatsBus({ url, name: 'bus-test-other', prefix: `${prefix}x` });

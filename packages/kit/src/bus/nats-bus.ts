@@ -22,7 +22,10 @@ export interface NatsBus extends EventBus {
 
 const CONSUMER_NOT_FOUND = 10014;
 const STREAM_NOT_FOUND = 10059;
-const PULL_BATCH = 8;
+/** Messages waiting in the client buffer age toward ack_wait without progress heartbeats, so keep the buffer minimal. */
+const PULL_BATCH = 1;
+/** Also sets the idle heartbeat (half of it); a vanished consumer is noticed after two missed heartbeats. */
+const PULL_EXPIRES_MS = 5_000;
 
 export async function connectNatsBus(options: NatsBusOptions): Promise<NatsBus> {
   const prefix = options.prefix ?? '';
@@ -37,10 +40,13 @@ export async function connectNatsBus(options: NatsBusOptions): Promise<NatsBus> 
   const strip = (subject: string) => (prefix ? subject.slice(prefix.length + 1) : subject);
 
   const nc = await connect({ servers: options.url, name: options.name, maxReconnectAttempts: -1, reconnectTimeWait: 1_000 });
-  void logStatus(nc, log);
-  try {
+  const ensureStreams = async () => {
     const jsm = await jetstreamManager(nc);
     for (const s of streams) await ensureStream(jsm, s, log);
+  };
+  void watchConnection(nc, log, () => ensureStreams().catch((err) => log?.error({ err }, 'bus streams not ensured after reconnect')));
+  try {
+    await ensureStreams();
   } catch (err) {
     await nc.close();
     throw err;
@@ -91,27 +97,55 @@ export async function connectNatsBus(options: NatsBusOptions): Promise<NatsBus> 
     const name = consumerName(opts.durable, strip(filter));
     const ackWaitMs = opts.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
     const maxDeliver = opts.maxDeliver ?? DEFAULT_MAX_DELIVER;
-    await ensureConsumer(jsm, stream, {
+    const config = {
       durable_name: name,
       filter_subject: filter,
       ack_policy: AckPolicy.Explicit,
       deliver_policy: opts.deliverNew ? DeliverPolicy.New : DeliverPolicy.All,
       ack_wait: nanos(ackWaitMs),
       max_deliver: maxDeliver,
-    });
-    const consumer = await js.consumers.get(stream, name);
-    const messages: ConsumerMessages = await consumer.consume({ max_messages: PULL_BATCH });
-    const state = { stopping: false };
-    const loop = (async () => {
-      for await (const m of messages) {
-        if (state.stopping) m.nak();
-        else await handle(m, opts.handler, ackWaitMs, maxDeliver);
+    };
+    await ensureConsumer(jsm, stream, config);
+    const open = async (): Promise<ConsumerMessages> => {
+      const messages = await (await js.consumers.get(stream, name)).consume({ max_messages: PULL_BATCH, expires: PULL_EXPIRES_MS });
+      void (async () => {
+        for await (const s of messages.status()) if (s.type === 'consumer_not_found' || s.type === 'consumer_deleted') messages.stop();
+      })();
+      return messages;
+    };
+    const state = { stopping: false, messages: await open() };
+    const reopen = async (): Promise<boolean> => {
+      log?.warn({ stream, consumer: name }, 'bus consumer lost; recreating it');
+      while (!state.stopping && !nc.isClosed()) {
+        try {
+          await ensureConsumer(jsm, stream, config);
+          state.messages = await open();
+          return true;
+        } catch (err) {
+          log?.error({ err, stream, consumer: name }, 'bus consumer not recreated; retrying');
+          await new Promise((r) => setTimeout(r, 1_000));
+        }
       }
-    })().catch((err) => log?.error({ err, stream, consumer: name }, 'bus consumer loop ended'));
+      return false;
+    };
+    void nc.closed().then(() => state.messages.stop());
+    const loop = (async () => {
+      do {
+        try {
+          for await (const m of state.messages) {
+            if (state.stopping) m.nak();
+            else await handle(m, opts.handler, ackWaitMs, maxDeliver);
+          }
+        } catch (err) {
+          log?.warn({ err, stream, consumer: name }, 'bus consumer interrupted');
+        }
+      } while (!state.stopping && !nc.isClosed() && (await reopen()));
+      state.messages.stop();
+    })();
     return {
       async stop() {
         state.stopping = true;
-        await messages.close();
+        await state.messages.close();
         await loop;
       },
     };
@@ -219,10 +253,13 @@ async function ensureConsumer(jsm: JetStreamManager, stream: string, config: { d
   }
 }
 
-async function logStatus(nc: NatsConnection, log: Logger | undefined): Promise<void> {
+async function watchConnection(nc: NatsConnection, log: Logger | undefined, onReconnect: () => void): Promise<void> {
   for await (const s of nc.status()) {
     if (s.type === 'disconnect') log?.warn({ server: s.server }, 'bus disconnected; reconnecting');
-    else if (s.type === 'reconnect') log?.info({ server: s.server }, 'bus reconnected');
+    else if (s.type === 'reconnect') {
+      log?.info({ server: s.server }, 'bus reconnected');
+      onReconnect();
+    }
     else if (s.type === 'error') log?.error({ err: s.error }, 'bus connection error');
   }
 }

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -51,18 +51,26 @@ function natsServerBinary(): string | undefined {
   return dirs.map((d) => join(d, 'nats-server')).find((p) => existsSync(p));
 }
 
+/** Runs nats-server under a guardian process that kills it and removes its store when our stdin pipe closes, i.e. when this process ends however it ends. */
+const guardianSource = `
+const { spawn } = require('node:child_process');
+const { rmSync } = require('node:fs');
+const [bin, host, port, dir] = process.argv.slice(1);
+const server = spawn(bin, ['-a', host, '-p', port, '-js', '-sd', dir], { stdio: 'ignore' });
+const finish = (code) => { rmSync(dir, { recursive: true, force: true }); process.exit(code); };
+process.stdin.on('end', () => { server.removeAllListeners('exit').once('exit', () => finish(0)); server.kill('SIGKILL'); }).resume();
+server.once('exit', () => finish(1));
+`;
+
 async function startServer(bin: string): Promise<string> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'nats-test-'));
-  const child = spawn(bin, ['-a', DEFAULT_HOST, '-p', String(port), '-js', '-sd', dir], { stdio: 'ignore' });
-  child.unref();
-  process.once('exit', () => {
-    child.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const guardian = spawn(process.execPath, ['-e', guardianSource, bin, DEFAULT_HOST, String(port), dir], { stdio: ['pipe', 'ignore', 'ignore'] });
+  guardian.unref();
+  (guardian.stdin as unknown as Socket).unref();
   const deadline = Date.now() + 10_000;
   while (!(await hasJetStream(DEFAULT_HOST, port, 500))) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`nats-server on port ${port} did not start (exit code ${child.exitCode})`);
+    if (guardian.exitCode !== null || Date.now() > deadline) throw new Error(`nats-server on port ${port} did not start (guardian exit code ${guardian.exitCode})`);
     await new Promise((r) => setTimeout(r, 50));
   }
   return `nats://${DEFAULT_HOST}:${port}`;
