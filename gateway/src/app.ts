@@ -6,6 +6,7 @@ import { requestId } from './http/request-id';
 import { pathAliases } from './http/path-aliases';
 import { AppError } from '@tollgate/kit';
 import { parsedBodyRoutes, rawBodyRoutes } from './routes';
+import { createGatewayMetrics, httpMetrics, observeErrors } from './metrics';
 
 /** The public HTTP surface: request ids, logging, body limits, routes, and the one error handler. */
 export function createGatewayApp(deps: GatewayDeps): Express {
@@ -14,13 +15,16 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', config.TRUST_PROXY);
   app.use(requestId);
+  app.use(httpMetrics((deps.metrics ??= createGatewayMetrics())));
   app.use(pathAliases);
   app.use(
     pinoHttp({
       logger: log,
       genReqId: (req) => (req as { id?: string }).id ?? 'unknown',
+      quietReqLogger: true,
+      customAttributeKeys: { reqId: 'requestId' },
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'debug' : 'info'),
-      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
+      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics' },
     }),
   );
   for (const router of rawBodyRoutes(deps)) app.use(router);
@@ -28,6 +32,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   app.use(express.urlencoded({ limit: config.BODY_LIMIT_BYTES, extended: false }));
   for (const router of parsedBodyRoutes(deps)) app.use(router);
   app.use((req, res) => sendError(res, AppError.notFound(`no route for ${req.method} ${req.path}`)));
+  app.use(observeErrors);
   app.use(errorHandler);
   return app;
 }

@@ -18,6 +18,10 @@ export const gatewayConfigSchema = z.object({
     .transform((v): boolean | number | string => (v === 'false' ? false : v === 'true' ? true : /^\d+$/.test(v) ? Number(v) : v)),
   /** Largest accepted request body, in bytes. */
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
+  /** Docs API requests per user token per hour, by account level (docs/billing.md). */
+  DOCS_RATE_LIMIT_FREE: z.coerce.number().int().positive().default(1_000),
+  DOCS_RATE_LIMIT_PRO: z.coerce.number().int().positive().default(10_000),
+  DOCS_RATE_LIMIT_ENTERPRISE: z.coerce.number().int().positive().default(100_000),
   GRPC_DEADLINE_MS: z.coerce.number().int().positive().default(10_000),
   KEYS_GRPC_ADDR: address(50051),
   BILLING_GRPC_ADDR: address(50052),

@@ -1,7 +1,9 @@
 import type { EventBus, Logger } from '@tollgate/kit';
 import type { GatewayConfig } from './config';
 import type { RouteBook } from './http/route-book';
+import type { KeyCache } from './auth/key-cache';
 import type { Upstreams } from './upstreams';
+import type { GatewayMetrics } from './metrics/gateway-metrics';
 
 /** What route modules are built from. Later pieces (caches, limiters, the bus) are added here. */
 export interface GatewayDeps {
@@ -11,4 +13,8 @@ export interface GatewayDeps {
   bus: EventBus;
   /** Every public route is added through it: validation and the OpenAPI document from one schema. */
   book: RouteBook;
+  /** Verified API keys, dropped on keys.changed events; absent = no caching. */
+  keyCache?: KeyCache;
+  /** This instance's Prometheus registry and HTTP metrics; createGatewayApp makes one when absent. */
+  metrics?: GatewayMetrics;
 }

@@ -8,6 +8,7 @@ import { connectUpstreams } from './upstreams';
 import { loadTlsMaterial } from './tls';
 import type { GatewayDeps } from './deps';
 import { RouteBook } from './http/route-book';
+import { watchedKeyCache } from './auth/key-cache';
 
 export interface GatewayHandle {
   httpUrl: string;
@@ -36,7 +37,8 @@ function close(server: Server): Promise<void> {
 /** Starts the HTTP and HTTPS listeners of the gateway; stop() drains them and closes the upstream channels. */
 export async function startGateway(config: GatewayConfig, log: Logger, shared: { bus: EventBus }): Promise<GatewayHandle> {
   const upstreams = connectUpstreams(config);
-  const deps: GatewayDeps = { config, log, upstreams, bus: shared.bus, book: new RouteBook() };
+  const keyCache = await watchedKeyCache(shared.bus, log);
+  const deps: GatewayDeps = { config, log, upstreams, bus: shared.bus, book: new RouteBook(), keyCache: keyCache.cache };
   const app = createGatewayApp(deps);
   const displayHost = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST;
 
@@ -62,6 +64,7 @@ export async function startGateway(config: GatewayConfig, log: Logger, shared: {
     deps,
     stop: async () => {
       await Promise.all(servers.map(close));
+      await keyCache.stop();
       upstreams.close();
     },
   };

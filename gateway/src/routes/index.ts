@@ -2,15 +2,29 @@ import { Router } from 'express';
 import type { GatewayDeps } from '../deps';
 import { apiSurface } from './api-surface';
 import { healthRoutes } from './health';
+import { apiKeyRoutes } from './apikeys';
+import { usersRoutes } from './users';
+import { billingRoutes } from './billing';
+import { openApiRoutes } from './openapi';
+import { metricsRoutes } from '../metrics';
+import { taskRoutes } from './tasks';
+import { taskQueryRoutes } from './task-query';
+import { appRoutes } from './apps';
+import { documentsRoutes } from './documents';
+import { searchRoutes } from './search';
 
-/** Routers that read the raw request body themselves (mounted before the body parsers). */
-export function rawBodyRoutes(_deps: GatewayDeps): Router[] {
-  return [];
+/**
+ * Routers mounted before the body parsers: those that read the raw body themselves, and the docs
+ * API's surface (envelope, HTTPS rule, auth, hourly limit), so that body errors (413, malformed
+ * JSON) on `/api/*` are already in the envelope and counted, with the rate-limit headers.
+ */
+export function rawBodyRoutes(deps: GatewayDeps): Router[] {
+  const docsApi = Router();
+  docsApi.use('/api', ...apiSurface(deps));
+  return [docsApi];
 }
 
 /** Routers that receive parsed JSON / form bodies. Each area adds its router factory here. */
 export function parsedBodyRoutes(deps: GatewayDeps): Router[] {
-  const docsApi = Router();
-  docsApi.use('/api', ...apiSurface(deps));
-  return [healthRoutes(deps), docsApi];
+  return [healthRoutes(deps), metricsRoutes(deps), openApiRoutes(deps), apiKeyRoutes(deps), usersRoutes(deps), billingRoutes(deps), taskRoutes(deps), taskQueryRoutes(deps), appRoutes(deps), documentsRoutes(deps), searchRoutes(deps)];
 }

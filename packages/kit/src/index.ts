@@ -7,3 +7,4 @@ export * from './db';
 export * from './bus';
 export * from './service';
 export * from './events';
+export * from './metrics';

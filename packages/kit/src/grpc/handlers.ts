@@ -87,7 +87,8 @@ function streamAdapter(handler: StreamHandler<MethodDefinition>, log: Logger, pa
       (err: unknown) => {
         if (call.cancelled) return;
         logFailure(ctx, err);
-        call.destroy(Object.assign(new Error(toGrpcError(err).details), toGrpcError(err)));
+        // 'error' (not destroy) makes grpc-js end the call with this status; a destroyed stream never sends one.
+        call.emit('error', Object.assign(new Error(toGrpcError(err).details), toGrpcError(err)));
       },
     );
   };

@@ -40,11 +40,16 @@ export interface GrpcErrorLike {
   metadata: Metadata;
 }
 
+/** JSON with every non-ASCII character escaped: metadata values must be printable ASCII (status strings like 启用 are not). */
+function asciiJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** Domain error (or anything thrown) → the gRPC error a handler reports. Unknown errors become INTERNAL without leaking their message. */
 export function toGrpcError(err: unknown): GrpcErrorLike {
   const appError = isAppError(err) ? err : new AppError(ErrorCode.Internal, 'internal error', {}, { cause: err });
   const metadata = new Metadata();
-  metadata.set(ERROR_METADATA_KEY, JSON.stringify({ code: appError.code, details: appError.details }));
+  metadata.set(ERROR_METADATA_KEY, asciiJson({ code: appError.code, details: appError.details }));
   return { code: toGrpc[appError.code], details: appError.message, metadata };
 }
 

@@ -13,6 +13,8 @@ export interface BaseServiceConfig {
   grpcPort: number;
   natsUrl?: string;
   logLevel: string;
+  /** Port of the service's Prometheus `/metrics` listener; unset = no listener. */
+  metricsPort?: number;
 }
 
 const baseShape = {
@@ -20,6 +22,7 @@ const baseShape = {
   GRPC_HOST: z.string().default('127.0.0.1'),
   NATS_URL: z.string().min(1).optional(),
   LOG_LEVEL: logLevel,
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 };
 
 /**
@@ -43,6 +46,7 @@ export function serviceConfigSchema<S extends z.ZodRawShape, X extends object>(n
         grpcPort: env.GRPC_PORT as number,
         natsUrl: env.NATS_URL as string | undefined,
         logLevel: env.LOG_LEVEL as string,
+        metricsPort: env.METRICS_PORT as number | undefined,
         ...map(env as z.infer<z.ZodObject<S>>),
       };
     });

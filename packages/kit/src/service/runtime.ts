@@ -4,6 +4,8 @@ import { applyMigrations } from '../db';
 import { implement } from '../grpc/handlers';
 import { startGrpcServer, type ServiceBinding } from '../grpc/server';
 import type { BaseServiceConfig } from './base-config';
+import { createGrpcMetrics, createMetricsRegistry, instrumentImplementation, startMetricsServer, type MetricsServer } from '../metrics';
+import type { Registry } from 'prom-client';
 
 export interface QueryableDatabase {
   $queryRawUnsafe<T = unknown>(query: string): Promise<T>;
@@ -14,6 +16,10 @@ export interface ServiceHandle {
   name: string;
   /** host:port of the gRPC server. */
   address: string;
+  /** This instance's Prometheus registry (gRPC calls by method and code, latency). */
+  metrics: Registry;
+  /** Where `/metrics` is served when METRICS_PORT is set. */
+  metricsUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -50,12 +56,20 @@ export async function startServiceRuntime<D extends QueryableDatabase>(options: 
       log,
     ),
   };
-  const server = await startGrpcServer({ name, host: config.grpcHost, port: config.grpcPort, log, services: [...built.services, probe] });
+  const metrics = createMetricsRegistry({ service: name }, { processMetrics: config.metricsPort !== undefined });
+  const grpcMetrics = createGrpcMetrics(metrics);
+  const services = [...built.services, probe].map((b) => ({ ...b, implementation: instrumentImplementation(b.definition, b.implementation, grpcMetrics) }));
+  const server = await startGrpcServer({ name, host: config.grpcHost, port: config.grpcPort, log, services });
+  let metricsServer: MetricsServer | undefined;
+  if (config.metricsPort !== undefined) metricsServer = await startMetricsServer({ registry: metrics, host: config.grpcHost, port: config.metricsPort, log });
   return {
     name,
     address: server.address,
+    metrics,
+    metricsUrl: metricsServer?.url,
     stop: async () => {
       await server.shutdown();
+      await metricsServer?.stop();
       await built.onStop?.();
       await db.$disconnect();
       log.info(`${name} stopped`);

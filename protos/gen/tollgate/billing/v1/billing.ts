@@ -27,33 +27,52 @@ export const protobufFileName = "tollgate/billing/v1/billing.proto";
 export interface AdmitRequest {
   apiKeyId: number;
   accountId: number;
+  /** agent | workflow | aiapp | chatbot | passthrough */
   kind: string;
   appId: string;
   taskNumber: string;
   /** Key quota; empty = unlimited. */
   quota: string;
+  /** Per-key overrides; 0 = the default of the account level. */
   rpmLimit: number;
   concurrencyLimit: number;
+  /** Price only by this basis of the kind; empty = every price the kind has. */
   basis: string;
+  /** free | pro | enterprise: picks the default rpm and concurrency limits. */
+  level: string;
+  /** Reserved up front for token and duration prices (e.g. max_tokens); 0 = nothing reserved for them. */
+  estimatedInputTokens: number;
+  estimatedOutputTokens: number;
+  estimatedSeconds: number;
 }
 
 export interface AdmitResponse {
   reserved: string;
+  /** Empty when the key is unlimited. */
   remaining: string;
+  basis: string;
+}
+
+export interface Units {
+  inputTokens: number;
+  outputTokens: number;
+  /** Decimal seconds of task duration. */
+  seconds: string;
 }
 
 export interface SettleRequest {
   taskNumber: string;
   /** "charge" or "refund". */
   outcome: string;
-  /** Units consumed for non-execution bases (tokens, seconds); empty for per-execution. */
-  units: string;
-  basis: string;
+  /** What was consumed (or, after a client disconnect, delivered); fixed prices ignore it. */
+  units?: Units | undefined;
 }
 
 export interface SettleResponse {
   charged: string;
   alreadySettled: boolean;
+  /** "charged" or "refunded": the state the admission ended in (the first settlement's, on a retry). */
+  state: string;
 }
 
 export interface GetUsageRequest {
@@ -64,6 +83,7 @@ export interface KeyUsage {
   apiKeyId: number;
   usedQuota: string;
   reserved: string;
+  inFlight: number;
 }
 
 export interface GetUsageResponse {
@@ -71,14 +91,20 @@ export interface GetUsageResponse {
 }
 
 export interface QueryUsageRequest {
-  actor?: Actor | undefined;
+  actor?:
+    | Actor
+    | undefined;
+  /** 0 = the actor's own account; another account needs admin. */
   accountId: number;
+  /** 0 = every key of the account. */
   apiKeyId: number;
+  /** ISO 8601 date or time (UTC); from inclusive, to exclusive. */
   from: string;
   to: string;
 }
 
 export interface UsageRow {
+  /** YYYY-MM-DD (UTC) */
   day: string;
   kind: string;
   amount: string;
@@ -87,12 +113,18 @@ export interface UsageRow {
 
 export interface QueryUsageResponse {
   rows: UsageRow[];
+  total: string;
+  accountId: number;
+  /** The range actually used (defaults applied), ISO 8601 UTC. */
+  from: string;
+  to: string;
 }
 
 export interface Price {
   kind: string;
   basis: string;
   unitPrice: string;
+  updatedAt: string;
 }
 
 export interface ListPricesResponse {
@@ -105,9 +137,12 @@ export interface SetPriceRequest {
 }
 
 export interface GetBillRequest {
-  actor?: Actor | undefined;
+  actor?:
+    | Actor
+    | undefined;
+  /** 0 = the actor's own account; another account needs admin. */
   accountId: number;
-  /** YYYY-MM */
+  /** YYYY-MM (UTC) */
   month: string;
 }
 
@@ -125,6 +160,8 @@ export interface Bill {
   frozen: boolean;
   total: string;
   lines: BillLine[];
+  /** When the figures were computed (the freeze time for a frozen bill). */
+  generatedAt: string;
 }
 
 export interface HitRateLimitRequest {
@@ -152,6 +189,10 @@ function createBaseAdmitRequest(): AdmitRequest {
     rpmLimit: 0,
     concurrencyLimit: 0,
     basis: "",
+    level: "",
+    estimatedInputTokens: 0,
+    estimatedOutputTokens: 0,
+    estimatedSeconds: 0,
   };
 }
 
@@ -183,6 +224,18 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
     }
     if (message.basis !== "") {
       writer.uint32(74).string(message.basis);
+    }
+    if (message.level !== "") {
+      writer.uint32(82).string(message.level);
+    }
+    if (message.estimatedInputTokens !== 0) {
+      writer.uint32(88).int32(message.estimatedInputTokens);
+    }
+    if (message.estimatedOutputTokens !== 0) {
+      writer.uint32(96).int32(message.estimatedOutputTokens);
+    }
+    if (message.estimatedSeconds !== 0) {
+      writer.uint32(104).int32(message.estimatedSeconds);
     }
     return writer;
   },
@@ -272,6 +325,38 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
             message.basis = reader.string();
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.level = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.estimatedInputTokens = reader.int32();
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.estimatedOutputTokens = reader.int32();
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.estimatedSeconds = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -319,6 +404,22 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
         ? globalThis.Number(object.concurrency_limit)
         : 0,
       basis: isSet(object.basis) ? globalThis.String(object.basis) : "",
+      level: isSet(object.level) ? globalThis.String(object.level) : "",
+      estimatedInputTokens: isSet(object.estimatedInputTokens)
+        ? globalThis.Number(object.estimatedInputTokens)
+        : isSet(object.estimated_input_tokens)
+        ? globalThis.Number(object.estimated_input_tokens)
+        : 0,
+      estimatedOutputTokens: isSet(object.estimatedOutputTokens)
+        ? globalThis.Number(object.estimatedOutputTokens)
+        : isSet(object.estimated_output_tokens)
+        ? globalThis.Number(object.estimated_output_tokens)
+        : 0,
+      estimatedSeconds: isSet(object.estimatedSeconds)
+        ? globalThis.Number(object.estimatedSeconds)
+        : isSet(object.estimated_seconds)
+        ? globalThis.Number(object.estimated_seconds)
+        : 0,
     };
   },
 
@@ -351,6 +452,18 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
     if (message.basis !== "") {
       obj.basis = message.basis;
     }
+    if (message.level !== "") {
+      obj.level = message.level;
+    }
+    if (message.estimatedInputTokens !== 0) {
+      obj.estimatedInputTokens = Math.round(message.estimatedInputTokens);
+    }
+    if (message.estimatedOutputTokens !== 0) {
+      obj.estimatedOutputTokens = Math.round(message.estimatedOutputTokens);
+    }
+    if (message.estimatedSeconds !== 0) {
+      obj.estimatedSeconds = Math.round(message.estimatedSeconds);
+    }
     return obj;
   },
 
@@ -368,12 +481,16 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
     message.rpmLimit = object.rpmLimit ?? 0;
     message.concurrencyLimit = object.concurrencyLimit ?? 0;
     message.basis = object.basis ?? "";
+    message.level = object.level ?? "";
+    message.estimatedInputTokens = object.estimatedInputTokens ?? 0;
+    message.estimatedOutputTokens = object.estimatedOutputTokens ?? 0;
+    message.estimatedSeconds = object.estimatedSeconds ?? 0;
     return message;
   },
 };
 
 function createBaseAdmitResponse(): AdmitResponse {
-  return { reserved: "", remaining: "" };
+  return { reserved: "", remaining: "", basis: "" };
 }
 
 export const AdmitResponse: MessageFns<AdmitResponse> = {
@@ -383,6 +500,9 @@ export const AdmitResponse: MessageFns<AdmitResponse> = {
     }
     if (message.remaining !== "") {
       writer.uint32(18).string(message.remaining);
+    }
+    if (message.basis !== "") {
+      writer.uint32(26).string(message.basis);
     }
     return writer;
   },
@@ -416,6 +536,14 @@ export const AdmitResponse: MessageFns<AdmitResponse> = {
             message.remaining = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.basis = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -432,6 +560,7 @@ export const AdmitResponse: MessageFns<AdmitResponse> = {
     return {
       reserved: isSet(object.reserved) ? globalThis.String(object.reserved) : "",
       remaining: isSet(object.remaining) ? globalThis.String(object.remaining) : "",
+      basis: isSet(object.basis) ? globalThis.String(object.basis) : "",
     };
   },
 
@@ -443,6 +572,9 @@ export const AdmitResponse: MessageFns<AdmitResponse> = {
     if (message.remaining !== "") {
       obj.remaining = message.remaining;
     }
+    if (message.basis !== "") {
+      obj.basis = message.basis;
+    }
     return obj;
   },
 
@@ -453,12 +585,122 @@ export const AdmitResponse: MessageFns<AdmitResponse> = {
     const message = createBaseAdmitResponse();
     message.reserved = object.reserved ?? "";
     message.remaining = object.remaining ?? "";
+    message.basis = object.basis ?? "";
+    return message;
+  },
+};
+
+function createBaseUnits(): Units {
+  return { inputTokens: 0, outputTokens: 0, seconds: "" };
+}
+
+export const Units: MessageFns<Units> = {
+  encode(message: Units, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.inputTokens !== 0) {
+      writer.uint32(8).int64(message.inputTokens);
+    }
+    if (message.outputTokens !== 0) {
+      writer.uint32(16).int64(message.outputTokens);
+    }
+    if (message.seconds !== "") {
+      writer.uint32(26).string(message.seconds);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Units {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUnits();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.inputTokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.outputTokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.seconds = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Units {
+    return {
+      inputTokens: isSet(object.inputTokens)
+        ? globalThis.Number(object.inputTokens)
+        : isSet(object.input_tokens)
+        ? globalThis.Number(object.input_tokens)
+        : 0,
+      outputTokens: isSet(object.outputTokens)
+        ? globalThis.Number(object.outputTokens)
+        : isSet(object.output_tokens)
+        ? globalThis.Number(object.output_tokens)
+        : 0,
+      seconds: isSet(object.seconds) ? globalThis.String(object.seconds) : "",
+    };
+  },
+
+  toJSON(message: Units): unknown {
+    const obj: any = {};
+    if (message.inputTokens !== 0) {
+      obj.inputTokens = Math.round(message.inputTokens);
+    }
+    if (message.outputTokens !== 0) {
+      obj.outputTokens = Math.round(message.outputTokens);
+    }
+    if (message.seconds !== "") {
+      obj.seconds = message.seconds;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<Units>): Units {
+    return Units.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<Units>): Units {
+    const message = createBaseUnits();
+    message.inputTokens = object.inputTokens ?? 0;
+    message.outputTokens = object.outputTokens ?? 0;
+    message.seconds = object.seconds ?? "";
     return message;
   },
 };
 
 function createBaseSettleRequest(): SettleRequest {
-  return { taskNumber: "", outcome: "", units: "", basis: "" };
+  return { taskNumber: "", outcome: "", units: undefined };
 }
 
 export const SettleRequest: MessageFns<SettleRequest> = {
@@ -469,11 +711,8 @@ export const SettleRequest: MessageFns<SettleRequest> = {
     if (message.outcome !== "") {
       writer.uint32(18).string(message.outcome);
     }
-    if (message.units !== "") {
-      writer.uint32(26).string(message.units);
-    }
-    if (message.basis !== "") {
-      writer.uint32(34).string(message.basis);
+    if (message.units !== undefined) {
+      Units.encode(message.units, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -507,20 +746,12 @@ export const SettleRequest: MessageFns<SettleRequest> = {
             message.outcome = reader.string();
             continue;
           }
-          case 3: {
-            if (tag !== 26) {
+          case 5: {
+            if (tag !== 42) {
               break;
             }
 
-            message.units = reader.string();
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.basis = reader.string();
+            message.units = Units.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -543,8 +774,7 @@ export const SettleRequest: MessageFns<SettleRequest> = {
         ? globalThis.String(object.task_number)
         : "",
       outcome: isSet(object.outcome) ? globalThis.String(object.outcome) : "",
-      units: isSet(object.units) ? globalThis.String(object.units) : "",
-      basis: isSet(object.basis) ? globalThis.String(object.basis) : "",
+      units: isSet(object.units) ? Units.fromJSON(object.units) : undefined,
     };
   },
 
@@ -556,11 +786,8 @@ export const SettleRequest: MessageFns<SettleRequest> = {
     if (message.outcome !== "") {
       obj.outcome = message.outcome;
     }
-    if (message.units !== "") {
-      obj.units = message.units;
-    }
-    if (message.basis !== "") {
-      obj.basis = message.basis;
+    if (message.units !== undefined) {
+      obj.units = Units.toJSON(message.units);
     }
     return obj;
   },
@@ -572,14 +799,13 @@ export const SettleRequest: MessageFns<SettleRequest> = {
     const message = createBaseSettleRequest();
     message.taskNumber = object.taskNumber ?? "";
     message.outcome = object.outcome ?? "";
-    message.units = object.units ?? "";
-    message.basis = object.basis ?? "";
+    message.units = (object.units !== undefined && object.units !== null) ? Units.fromPartial(object.units) : undefined;
     return message;
   },
 };
 
 function createBaseSettleResponse(): SettleResponse {
-  return { charged: "", alreadySettled: false };
+  return { charged: "", alreadySettled: false, state: "" };
 }
 
 export const SettleResponse: MessageFns<SettleResponse> = {
@@ -589,6 +815,9 @@ export const SettleResponse: MessageFns<SettleResponse> = {
     }
     if (message.alreadySettled !== false) {
       writer.uint32(16).bool(message.alreadySettled);
+    }
+    if (message.state !== "") {
+      writer.uint32(26).string(message.state);
     }
     return writer;
   },
@@ -622,6 +851,14 @@ export const SettleResponse: MessageFns<SettleResponse> = {
             message.alreadySettled = reader.bool();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.state = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -642,6 +879,7 @@ export const SettleResponse: MessageFns<SettleResponse> = {
         : isSet(object.already_settled)
         ? globalThis.Boolean(object.already_settled)
         : false,
+      state: isSet(object.state) ? globalThis.String(object.state) : "",
     };
   },
 
@@ -653,6 +891,9 @@ export const SettleResponse: MessageFns<SettleResponse> = {
     if (message.alreadySettled !== false) {
       obj.alreadySettled = message.alreadySettled;
     }
+    if (message.state !== "") {
+      obj.state = message.state;
+    }
     return obj;
   },
 
@@ -663,6 +904,7 @@ export const SettleResponse: MessageFns<SettleResponse> = {
     const message = createBaseSettleResponse();
     message.charged = object.charged ?? "";
     message.alreadySettled = object.alreadySettled ?? false;
+    message.state = object.state ?? "";
     return message;
   },
 };
@@ -755,7 +997,7 @@ export const GetUsageRequest: MessageFns<GetUsageRequest> = {
 };
 
 function createBaseKeyUsage(): KeyUsage {
-  return { apiKeyId: 0, usedQuota: "", reserved: "" };
+  return { apiKeyId: 0, usedQuota: "", reserved: "", inFlight: 0 };
 }
 
 export const KeyUsage: MessageFns<KeyUsage> = {
@@ -768,6 +1010,9 @@ export const KeyUsage: MessageFns<KeyUsage> = {
     }
     if (message.reserved !== "") {
       writer.uint32(26).string(message.reserved);
+    }
+    if (message.inFlight !== 0) {
+      writer.uint32(32).int32(message.inFlight);
     }
     return writer;
   },
@@ -809,6 +1054,14 @@ export const KeyUsage: MessageFns<KeyUsage> = {
             message.reserved = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.inFlight = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -834,6 +1087,11 @@ export const KeyUsage: MessageFns<KeyUsage> = {
         ? globalThis.String(object.used_quota)
         : "",
       reserved: isSet(object.reserved) ? globalThis.String(object.reserved) : "",
+      inFlight: isSet(object.inFlight)
+        ? globalThis.Number(object.inFlight)
+        : isSet(object.in_flight)
+        ? globalThis.Number(object.in_flight)
+        : 0,
     };
   },
 
@@ -848,6 +1106,9 @@ export const KeyUsage: MessageFns<KeyUsage> = {
     if (message.reserved !== "") {
       obj.reserved = message.reserved;
     }
+    if (message.inFlight !== 0) {
+      obj.inFlight = Math.round(message.inFlight);
+    }
     return obj;
   },
 
@@ -859,6 +1120,7 @@ export const KeyUsage: MessageFns<KeyUsage> = {
     message.apiKeyId = object.apiKeyId ?? 0;
     message.usedQuota = object.usedQuota ?? "";
     message.reserved = object.reserved ?? "";
+    message.inFlight = object.inFlight ?? 0;
     return message;
   },
 };
@@ -1189,13 +1451,25 @@ export const UsageRow: MessageFns<UsageRow> = {
 };
 
 function createBaseQueryUsageResponse(): QueryUsageResponse {
-  return { rows: [] };
+  return { rows: [], total: "", accountId: 0, from: "", to: "" };
 }
 
 export const QueryUsageResponse: MessageFns<QueryUsageResponse> = {
   encode(message: QueryUsageResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.rows) {
       UsageRow.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.total !== "") {
+      writer.uint32(18).string(message.total);
+    }
+    if (message.accountId !== 0) {
+      writer.uint32(24).int32(message.accountId);
+    }
+    if (message.from !== "") {
+      writer.uint32(34).string(message.from);
+    }
+    if (message.to !== "") {
+      writer.uint32(42).string(message.to);
     }
     return writer;
   },
@@ -1221,6 +1495,38 @@ export const QueryUsageResponse: MessageFns<QueryUsageResponse> = {
             message.rows.push(UsageRow.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.total = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.accountId = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.from = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.to = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1234,13 +1540,35 @@ export const QueryUsageResponse: MessageFns<QueryUsageResponse> = {
   },
 
   fromJSON(object: any): QueryUsageResponse {
-    return { rows: globalThis.Array.isArray(object?.rows) ? object.rows.map((e: any) => UsageRow.fromJSON(e)) : [] };
+    return {
+      rows: globalThis.Array.isArray(object?.rows) ? object.rows.map((e: any) => UsageRow.fromJSON(e)) : [],
+      total: isSet(object.total) ? globalThis.String(object.total) : "",
+      accountId: isSet(object.accountId)
+        ? globalThis.Number(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.Number(object.account_id)
+        : 0,
+      from: isSet(object.from) ? globalThis.String(object.from) : "",
+      to: isSet(object.to) ? globalThis.String(object.to) : "",
+    };
   },
 
   toJSON(message: QueryUsageResponse): unknown {
     const obj: any = {};
     if (message.rows?.length) {
       obj.rows = message.rows.map((e) => UsageRow.toJSON(e));
+    }
+    if (message.total !== "") {
+      obj.total = message.total;
+    }
+    if (message.accountId !== 0) {
+      obj.accountId = Math.round(message.accountId);
+    }
+    if (message.from !== "") {
+      obj.from = message.from;
+    }
+    if (message.to !== "") {
+      obj.to = message.to;
     }
     return obj;
   },
@@ -1251,12 +1579,16 @@ export const QueryUsageResponse: MessageFns<QueryUsageResponse> = {
   fromPartial(object: DeepPartial<QueryUsageResponse>): QueryUsageResponse {
     const message = createBaseQueryUsageResponse();
     message.rows = object.rows?.map((e) => UsageRow.fromPartial(e)) || [];
+    message.total = object.total ?? "";
+    message.accountId = object.accountId ?? 0;
+    message.from = object.from ?? "";
+    message.to = object.to ?? "";
     return message;
   },
 };
 
 function createBasePrice(): Price {
-  return { kind: "", basis: "", unitPrice: "" };
+  return { kind: "", basis: "", unitPrice: "", updatedAt: "" };
 }
 
 export const Price: MessageFns<Price> = {
@@ -1269,6 +1601,9 @@ export const Price: MessageFns<Price> = {
     }
     if (message.unitPrice !== "") {
       writer.uint32(26).string(message.unitPrice);
+    }
+    if (message.updatedAt !== "") {
+      writer.uint32(34).string(message.updatedAt);
     }
     return writer;
   },
@@ -1310,6 +1645,14 @@ export const Price: MessageFns<Price> = {
             message.unitPrice = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.updatedAt = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1331,6 +1674,11 @@ export const Price: MessageFns<Price> = {
         : isSet(object.unit_price)
         ? globalThis.String(object.unit_price)
         : "",
+      updatedAt: isSet(object.updatedAt)
+        ? globalThis.String(object.updatedAt)
+        : isSet(object.updated_at)
+        ? globalThis.String(object.updated_at)
+        : "",
     };
   },
 
@@ -1345,6 +1693,9 @@ export const Price: MessageFns<Price> = {
     if (message.unitPrice !== "") {
       obj.unitPrice = message.unitPrice;
     }
+    if (message.updatedAt !== "") {
+      obj.updatedAt = message.updatedAt;
+    }
     return obj;
   },
 
@@ -1356,6 +1707,7 @@ export const Price: MessageFns<Price> = {
     message.kind = object.kind ?? "";
     message.basis = object.basis ?? "";
     message.unitPrice = object.unitPrice ?? "";
+    message.updatedAt = object.updatedAt ?? "";
     return message;
   },
 };
@@ -1759,7 +2111,7 @@ export const BillLine: MessageFns<BillLine> = {
 };
 
 function createBaseBill(): Bill {
-  return { accountId: 0, month: "", frozen: false, total: "", lines: [] };
+  return { accountId: 0, month: "", frozen: false, total: "", lines: [], generatedAt: "" };
 }
 
 export const Bill: MessageFns<Bill> = {
@@ -1778,6 +2130,9 @@ export const Bill: MessageFns<Bill> = {
     }
     for (const v of message.lines) {
       BillLine.encode(v!, writer.uint32(42).fork()).join();
+    }
+    if (message.generatedAt !== "") {
+      writer.uint32(50).string(message.generatedAt);
     }
     return writer;
   },
@@ -1835,6 +2190,14 @@ export const Bill: MessageFns<Bill> = {
             message.lines.push(BillLine.decode(reader, reader.uint32()));
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.generatedAt = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1858,6 +2221,11 @@ export const Bill: MessageFns<Bill> = {
       frozen: isSet(object.frozen) ? globalThis.Boolean(object.frozen) : false,
       total: isSet(object.total) ? globalThis.String(object.total) : "",
       lines: globalThis.Array.isArray(object?.lines) ? object.lines.map((e: any) => BillLine.fromJSON(e)) : [],
+      generatedAt: isSet(object.generatedAt)
+        ? globalThis.String(object.generatedAt)
+        : isSet(object.generated_at)
+        ? globalThis.String(object.generated_at)
+        : "",
     };
   },
 
@@ -1878,6 +2246,9 @@ export const Bill: MessageFns<Bill> = {
     if (message.lines?.length) {
       obj.lines = message.lines.map((e) => BillLine.toJSON(e));
     }
+    if (message.generatedAt !== "") {
+      obj.generatedAt = message.generatedAt;
+    }
     return obj;
   },
 
@@ -1891,6 +2262,7 @@ export const Bill: MessageFns<Bill> = {
     message.frozen = object.frozen ?? false;
     message.total = object.total ?? "";
     message.lines = object.lines?.map((e) => BillLine.fromPartial(e)) || [];
+    message.generatedAt = object.generatedAt ?? "";
     return message;
   },
 };
@@ -2120,7 +2492,10 @@ export const HitRateLimitResponse: MessageFns<HitRateLimitResponse> = {
 /** Usage, ledger, prices, limits and bills. All amounts are decimal strings. */
 export type BillingService = typeof BillingService;
 export const BillingService = {
-  /** Quota check + reservation + rpm + concurrency, atomically. RESOURCE_EXHAUSTED names the limit. */
+  /**
+   * Quota reservation + requests per minute + concurrency, in one conditional statement.
+   * RESOURCE_EXHAUSTED details: { limit: "quota" | "rpm" | "concurrency", retryAfterSeconds? }.
+   */
   admit: {
     path: "/tollgate.billing.v1.Billing/Admit" as const,
     requestStream: false as const,
@@ -2130,7 +2505,7 @@ export const BillingService = {
     responseSerialize: (value: AdmitResponse): Buffer => Buffer.from(AdmitResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): AdmitResponse => AdmitResponse.decode(value),
   },
-  /** Charge or refund a reservation; idempotent by task number. */
+  /** Charge or refund an admission and release its concurrency slot; idempotent by task number. */
   settle: {
     path: "/tollgate.billing.v1.Billing/Settle" as const,
     requestStream: false as const,
@@ -2149,6 +2524,7 @@ export const BillingService = {
     responseSerialize: (value: GetUsageResponse): Buffer => Buffer.from(GetUsageResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetUsageResponse => GetUsageResponse.decode(value),
   },
+  /** Charges over a time range by day and kind, for one account (or one of its keys). */
   queryUsage: {
     path: "/tollgate.billing.v1.Billing/QueryUsage" as const,
     requestStream: false as const,
@@ -2167,6 +2543,7 @@ export const BillingService = {
     responseSerialize: (value: ListPricesResponse): Buffer => Buffer.from(ListPricesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListPricesResponse => ListPricesResponse.decode(value),
   },
+  /** Admin only; takes effect for the next admission (no restart). */
   setPrice: {
     path: "/tollgate.billing.v1.Billing/SetPrice" as const,
     requestStream: false as const,
@@ -2199,13 +2576,18 @@ export const BillingService = {
 } as const;
 
 export interface BillingServer extends UntypedServiceImplementation {
-  /** Quota check + reservation + rpm + concurrency, atomically. RESOURCE_EXHAUSTED names the limit. */
+  /**
+   * Quota reservation + requests per minute + concurrency, in one conditional statement.
+   * RESOURCE_EXHAUSTED details: { limit: "quota" | "rpm" | "concurrency", retryAfterSeconds? }.
+   */
   admit: handleUnaryCall<AdmitRequest, AdmitResponse>;
-  /** Charge or refund a reservation; idempotent by task number. */
+  /** Charge or refund an admission and release its concurrency slot; idempotent by task number. */
   settle: handleUnaryCall<SettleRequest, SettleResponse>;
   getUsage: handleUnaryCall<GetUsageRequest, GetUsageResponse>;
+  /** Charges over a time range by day and kind, for one account (or one of its keys). */
   queryUsage: handleUnaryCall<QueryUsageRequest, QueryUsageResponse>;
   listPrices: handleUnaryCall<Empty, ListPricesResponse>;
+  /** Admin only; takes effect for the next admission (no restart). */
   setPrice: handleUnaryCall<SetPriceRequest, Price>;
   getBill: handleUnaryCall<GetBillRequest, Bill>;
   /** Fixed-window request counter for the docs API tiers. */
@@ -2213,7 +2595,10 @@ export interface BillingServer extends UntypedServiceImplementation {
 }
 
 export interface BillingClient extends Client {
-  /** Quota check + reservation + rpm + concurrency, atomically. RESOURCE_EXHAUSTED names the limit. */
+  /**
+   * Quota reservation + requests per minute + concurrency, in one conditional statement.
+   * RESOURCE_EXHAUSTED details: { limit: "quota" | "rpm" | "concurrency", retryAfterSeconds? }.
+   */
   admit(
     request: AdmitRequest,
     callback: (error: ServiceError | null, response: AdmitResponse) => void,
@@ -2229,7 +2614,7 @@ export interface BillingClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: AdmitResponse) => void,
   ): ClientUnaryCall;
-  /** Charge or refund a reservation; idempotent by task number. */
+  /** Charge or refund an admission and release its concurrency slot; idempotent by task number. */
   settle(
     request: SettleRequest,
     callback: (error: ServiceError | null, response: SettleResponse) => void,
@@ -2260,6 +2645,7 @@ export interface BillingClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetUsageResponse) => void,
   ): ClientUnaryCall;
+  /** Charges over a time range by day and kind, for one account (or one of its keys). */
   queryUsage(
     request: QueryUsageRequest,
     callback: (error: ServiceError | null, response: QueryUsageResponse) => void,
@@ -2290,6 +2676,7 @@ export interface BillingClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListPricesResponse) => void,
   ): ClientUnaryCall;
+  /** Admin only; takes effect for the next admission (no restart). */
   setPrice(request: SetPriceRequest, callback: (error: ServiceError | null, response: Price) => void): ClientUnaryCall;
   setPrice(
     request: SetPriceRequest,

@@ -26,6 +26,7 @@ export const protobufPackage = "tollgate.docs.v1";
 
 export const protobufFileName = "tollgate/docs/v1/docs.proto";
 
+/** deleted_at is empty unless the document is in the trash (soft-deleted). */
 export interface Document {
   id: number;
   slug: string;
@@ -65,7 +66,11 @@ export interface UpdateDocumentRequest {
   tags: string[];
   tagsSet: boolean;
   status?: string | undefined;
-  slug?: string | undefined;
+  slug?:
+    | string
+    | undefined;
+  /** When set, the update applies only if the document is still at this version (else CONFLICT). */
+  expectedVersion?: number | undefined;
 }
 
 export interface DeleteDocumentRequest {
@@ -81,7 +86,10 @@ export interface ListDocumentsRequest {
   tag: string;
   status: string;
   authorAccountId: number;
-  includeDeleted: boolean;
+  /** List the trash (soft-deleted documents) instead of the live ones. */
+  deleted: boolean;
+  /** Cut each document's content to its first 300 characters (lists show excerpts). */
+  summary: boolean;
 }
 
 export interface ListDocumentsResponse {
@@ -645,6 +653,7 @@ function createBaseUpdateDocumentRequest(): UpdateDocumentRequest {
     tagsSet: false,
     status: undefined,
     slug: undefined,
+    expectedVersion: undefined,
   };
 }
 
@@ -676,6 +685,9 @@ export const UpdateDocumentRequest: MessageFns<UpdateDocumentRequest> = {
     }
     if (message.slug !== undefined) {
       writer.uint32(74).string(message.slug);
+    }
+    if (message.expectedVersion !== undefined) {
+      writer.uint32(80).int32(message.expectedVersion);
     }
     return writer;
   },
@@ -765,6 +777,14 @@ export const UpdateDocumentRequest: MessageFns<UpdateDocumentRequest> = {
             message.slug = reader.string();
             continue;
           }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.expectedVersion = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -792,6 +812,11 @@ export const UpdateDocumentRequest: MessageFns<UpdateDocumentRequest> = {
         : false,
       status: isSet(object.status) ? globalThis.String(object.status) : undefined,
       slug: isSet(object.slug) ? globalThis.String(object.slug) : undefined,
+      expectedVersion: isSet(object.expectedVersion)
+        ? globalThis.Number(object.expectedVersion)
+        : isSet(object.expected_version)
+        ? globalThis.Number(object.expected_version)
+        : undefined,
     };
   },
 
@@ -824,6 +849,9 @@ export const UpdateDocumentRequest: MessageFns<UpdateDocumentRequest> = {
     if (message.slug !== undefined) {
       obj.slug = message.slug;
     }
+    if (message.expectedVersion !== undefined) {
+      obj.expectedVersion = Math.round(message.expectedVersion);
+    }
     return obj;
   },
 
@@ -841,6 +869,7 @@ export const UpdateDocumentRequest: MessageFns<UpdateDocumentRequest> = {
     message.tagsSet = object.tagsSet ?? false;
     message.status = object.status ?? undefined;
     message.slug = object.slug ?? undefined;
+    message.expectedVersion = object.expectedVersion ?? undefined;
     return message;
   },
 };
@@ -954,7 +983,8 @@ function createBaseListDocumentsRequest(): ListDocumentsRequest {
     tag: "",
     status: "",
     authorAccountId: 0,
-    includeDeleted: false,
+    deleted: false,
+    summary: false,
   };
 }
 
@@ -978,8 +1008,11 @@ export const ListDocumentsRequest: MessageFns<ListDocumentsRequest> = {
     if (message.authorAccountId !== 0) {
       writer.uint32(48).int32(message.authorAccountId);
     }
-    if (message.includeDeleted !== false) {
-      writer.uint32(56).bool(message.includeDeleted);
+    if (message.deleted !== false) {
+      writer.uint32(56).bool(message.deleted);
+    }
+    if (message.summary !== false) {
+      writer.uint32(64).bool(message.summary);
     }
     return writer;
   },
@@ -1050,7 +1083,15 @@ export const ListDocumentsRequest: MessageFns<ListDocumentsRequest> = {
               break;
             }
 
-            message.includeDeleted = reader.bool();
+            message.deleted = reader.bool();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.summary = reader.bool();
             continue;
           }
         }
@@ -1077,11 +1118,8 @@ export const ListDocumentsRequest: MessageFns<ListDocumentsRequest> = {
         : isSet(object.author_account_id)
         ? globalThis.Number(object.author_account_id)
         : 0,
-      includeDeleted: isSet(object.includeDeleted)
-        ? globalThis.Boolean(object.includeDeleted)
-        : isSet(object.include_deleted)
-        ? globalThis.Boolean(object.include_deleted)
-        : false,
+      deleted: isSet(object.deleted) ? globalThis.Boolean(object.deleted) : false,
+      summary: isSet(object.summary) ? globalThis.Boolean(object.summary) : false,
     };
   },
 
@@ -1105,8 +1143,11 @@ export const ListDocumentsRequest: MessageFns<ListDocumentsRequest> = {
     if (message.authorAccountId !== 0) {
       obj.authorAccountId = Math.round(message.authorAccountId);
     }
-    if (message.includeDeleted !== false) {
-      obj.includeDeleted = message.includeDeleted;
+    if (message.deleted !== false) {
+      obj.deleted = message.deleted;
+    }
+    if (message.summary !== false) {
+      obj.summary = message.summary;
     }
     return obj;
   },
@@ -1124,7 +1165,8 @@ export const ListDocumentsRequest: MessageFns<ListDocumentsRequest> = {
     message.tag = object.tag ?? "";
     message.status = object.status ?? "";
     message.authorAccountId = object.authorAccountId ?? 0;
-    message.includeDeleted = object.includeDeleted ?? false;
+    message.deleted = object.deleted ?? false;
+    message.summary = object.summary ?? false;
     return message;
   },
 };
@@ -1626,6 +1668,7 @@ export const DocsService = {
     responseSerialize: (value: Document): Buffer => Buffer.from(Document.encode(value).finish()),
     responseDeserialize: (value: Buffer): Document => Document.decode(value),
   },
+  /** Soft delete (to the trash) or, with permanent, removal with all revisions; returns the document as it was. */
   deleteDocument: {
     path: "/tollgate.docs.v1.Docs/DeleteDocument" as const,
     requestStream: false as const,
@@ -1636,6 +1679,7 @@ export const DocsService = {
     responseSerialize: (value: Document): Buffer => Buffer.from(Document.encode(value).finish()),
     responseDeserialize: (value: Buffer): Document => Document.decode(value),
   },
+  /** Takes a document out of the trash. */
   restoreDocument: {
     path: "/tollgate.docs.v1.Docs/RestoreDocument" as const,
     requestStream: false as const,
@@ -1674,6 +1718,7 @@ export const DocsService = {
     responseSerialize: (value: Revision): Buffer => Buffer.from(Revision.encode(value).finish()),
     responseDeserialize: (value: Buffer): Revision => Revision.decode(value),
   },
+  /** Makes a new version whose title, content, category and tags are those of the revision. */
   restoreRevision: {
     path: "/tollgate.docs.v1.Docs/RestoreRevision" as const,
     requestStream: false as const,
@@ -1699,11 +1744,14 @@ export interface DocsServer extends UntypedServiceImplementation {
   createDocument: handleUnaryCall<CreateDocumentRequest, Document>;
   getDocument: handleUnaryCall<GetDocumentRequest, Document>;
   updateDocument: handleUnaryCall<UpdateDocumentRequest, Document>;
+  /** Soft delete (to the trash) or, with permanent, removal with all revisions; returns the document as it was. */
   deleteDocument: handleUnaryCall<DeleteDocumentRequest, Document>;
+  /** Takes a document out of the trash. */
   restoreDocument: handleUnaryCall<GetDocumentRequest, Document>;
   listDocuments: handleUnaryCall<ListDocumentsRequest, ListDocumentsResponse>;
   listRevisions: handleUnaryCall<GetDocumentRequest, ListRevisionsResponse>;
   getRevision: handleUnaryCall<GetRevisionRequest, Revision>;
+  /** Makes a new version whose title, content, category and tags are those of the revision. */
   restoreRevision: handleUnaryCall<GetRevisionRequest, Document>;
   /** Every published, not deleted document, for rebuilding the search index. */
   streamAllDocuments: handleServerStreamingCall<Empty, Document>;
@@ -1755,6 +1803,7 @@ export interface DocsClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Document) => void,
   ): ClientUnaryCall;
+  /** Soft delete (to the trash) or, with permanent, removal with all revisions; returns the document as it was. */
   deleteDocument(
     request: DeleteDocumentRequest,
     callback: (error: ServiceError | null, response: Document) => void,
@@ -1770,6 +1819,7 @@ export interface DocsClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Document) => void,
   ): ClientUnaryCall;
+  /** Takes a document out of the trash. */
   restoreDocument(
     request: GetDocumentRequest,
     callback: (error: ServiceError | null, response: Document) => void,
@@ -1830,6 +1880,7 @@ export interface DocsClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Revision) => void,
   ): ClientUnaryCall;
+  /** Makes a new version whose title, content, category and tags are those of the revision. */
   restoreRevision(
     request: GetRevisionRequest,
     callback: (error: ServiceError | null, response: Document) => void,

@@ -41,6 +41,8 @@ export interface Account {
   validUntil: string;
   createdAt: string;
   lastActiveAt: string;
+  /** True for the account made at first start (TOLLGATE_ADMIN_TOKEN); it cannot be deleted. */
+  bootstrap: boolean;
 }
 
 export interface ApiKey {
@@ -53,11 +55,15 @@ export interface ApiKey {
   group: string;
   /** Decimal string; empty means unlimited. */
   quota: string;
+  /** Not known to the keys service (billing owns usage): filled in by the caller. */
   usedQuota: string;
+  /** YYYYMMDDhhmmss, UTC. */
   createdTime: string;
+  /** YYYYMMDDhhmmss, UTC; empty means never. */
   expiredTime: string;
   status: string;
   comments: string;
+  /** Derived from the channel: platform → the four kinds; provider:<name> → passthrough; custom:<kinds>. */
   allowedKinds: string[];
   rpmLimit: number;
   concurrencyLimit: number;
@@ -82,11 +88,13 @@ export interface AuthenticateUserRequest {
 export interface CreateKeyRequest {
   actor?: Actor | undefined;
   name: string;
+  /** platform (default when empty), provider:<name>, or custom:<kind>[,<kind>...]. */
   channel: string;
   group: string;
   quota?: string | undefined;
   expiredTime?: string | undefined;
   comments: string;
+  /** Unused: the allowed kinds come from the channel (custom:<kinds>). */
   allowedKinds: string[];
   /** Admin only: create for another account. */
   accountId: number;
@@ -100,7 +108,10 @@ export interface CreateKeyResponse {
 
 export interface ListKeysRequest {
   actor?: Actor | undefined;
-  page?: PageRequest | undefined;
+  page?:
+    | PageRequest
+    | undefined;
+  /** Exact channel, or a family: platform, provider, custom. */
   channel: string;
   status: string;
   /** Admin only: list another account's keys. */
@@ -115,9 +126,15 @@ export interface ListKeysResponse {
 export interface UpdateKeyRequest {
   actor?: Actor | undefined;
   apiKeyId: number;
-  name?: string | undefined;
+  name?:
+    | string
+    | undefined;
+  /** Empty string removes the limit. */
   quota?: string | undefined;
-  status?: string | undefined;
+  status?:
+    | string
+    | undefined;
+  /** Empty string removes the expiry; a past time expires the key now. */
   expiredTime?: string | undefined;
   comments?: string | undefined;
   group?: string | undefined;
@@ -139,7 +156,10 @@ export interface CreateAccountRequest {
   name: string;
   email: string;
   level: string;
-  permissions?: Permissions | undefined;
+  permissions?:
+    | Permissions
+    | undefined;
+  /** ISO 8601; empty or absent means no end. */
   validUntil?: string | undefined;
 }
 
@@ -154,6 +174,8 @@ export interface CreateAccountResponse {
 export interface ListAccountsRequest {
   actor?: Actor | undefined;
   page?: PageRequest | undefined;
+  status: string;
+  level: string;
 }
 
 export interface ListAccountsResponse {
@@ -173,7 +195,10 @@ export interface UpdateAccountRequest {
   email?: string | undefined;
   level?: string | undefined;
   status?: string | undefined;
-  permissions?: Permissions | undefined;
+  permissions?:
+    | Permissions
+    | undefined;
+  /** ISO 8601; empty string removes the end. */
   validUntil?: string | undefined;
 }
 
@@ -313,6 +338,7 @@ function createBaseAccount(): Account {
     validUntil: "",
     createdAt: "",
     lastActiveAt: "",
+    bootstrap: false,
   };
 }
 
@@ -344,6 +370,9 @@ export const Account: MessageFns<Account> = {
     }
     if (message.lastActiveAt !== "") {
       writer.uint32(74).string(message.lastActiveAt);
+    }
+    if (message.bootstrap !== false) {
+      writer.uint32(80).bool(message.bootstrap);
     }
     return writer;
   },
@@ -433,6 +462,14 @@ export const Account: MessageFns<Account> = {
             message.lastActiveAt = reader.string();
             continue;
           }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.bootstrap = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -468,6 +505,7 @@ export const Account: MessageFns<Account> = {
         : isSet(object.last_active_at)
         ? globalThis.String(object.last_active_at)
         : "",
+      bootstrap: isSet(object.bootstrap) ? globalThis.Boolean(object.bootstrap) : false,
     };
   },
 
@@ -500,6 +538,9 @@ export const Account: MessageFns<Account> = {
     if (message.lastActiveAt !== "") {
       obj.lastActiveAt = message.lastActiveAt;
     }
+    if (message.bootstrap !== false) {
+      obj.bootstrap = message.bootstrap;
+    }
     return obj;
   },
 
@@ -519,6 +560,7 @@ export const Account: MessageFns<Account> = {
     message.validUntil = object.validUntil ?? "";
     message.createdAt = object.createdAt ?? "";
     message.lastActiveAt = object.lastActiveAt ?? "";
+    message.bootstrap = object.bootstrap ?? false;
     return message;
   },
 };
@@ -2260,7 +2302,7 @@ export const CreateAccountResponse: MessageFns<CreateAccountResponse> = {
 };
 
 function createBaseListAccountsRequest(): ListAccountsRequest {
-  return { actor: undefined, page: undefined };
+  return { actor: undefined, page: undefined, status: "", level: "" };
 }
 
 export const ListAccountsRequest: MessageFns<ListAccountsRequest> = {
@@ -2270,6 +2312,12 @@ export const ListAccountsRequest: MessageFns<ListAccountsRequest> = {
     }
     if (message.page !== undefined) {
       PageRequest.encode(message.page, writer.uint32(18).fork()).join();
+    }
+    if (message.status !== "") {
+      writer.uint32(26).string(message.status);
+    }
+    if (message.level !== "") {
+      writer.uint32(34).string(message.level);
     }
     return writer;
   },
@@ -2303,6 +2351,22 @@ export const ListAccountsRequest: MessageFns<ListAccountsRequest> = {
             message.page = PageRequest.decode(reader, reader.uint32());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.level = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2319,6 +2383,8 @@ export const ListAccountsRequest: MessageFns<ListAccountsRequest> = {
     return {
       actor: isSet(object.actor) ? Actor.fromJSON(object.actor) : undefined,
       page: isSet(object.page) ? PageRequest.fromJSON(object.page) : undefined,
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      level: isSet(object.level) ? globalThis.String(object.level) : "",
     };
   },
 
@@ -2329,6 +2395,12 @@ export const ListAccountsRequest: MessageFns<ListAccountsRequest> = {
     }
     if (message.page !== undefined) {
       obj.page = PageRequest.toJSON(message.page);
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.level !== "") {
+      obj.level = message.level;
     }
     return obj;
   },
@@ -2342,6 +2414,8 @@ export const ListAccountsRequest: MessageFns<ListAccountsRequest> = {
     message.page = (object.page !== undefined && object.page !== null)
       ? PageRequest.fromPartial(object.page)
       : undefined;
+    message.status = object.status ?? "";
+    message.level = object.level ?? "";
     return message;
   },
 };
@@ -2724,8 +2798,11 @@ export const UpdateAccountRequest: MessageFns<UpdateAccountRequest> = {
 export type KeysService = typeof KeysService;
 export const KeysService = {
   /**
-   * Checks, in order: format, existence, status 启用, account valid, permission for `kind`.
-   * Expiry (check 7) is reported in `expired`, so the caller can check quota (6) first.
+   * Checks, in order: format, existence, status 启用, account valid (exists, within valid_until),
+   * account status and permission + channel for `kind`. Expiry (check 7) is reported in
+   * `expired`, so the caller can check quota (6) first. Failures: UNAUTHENTICATED (format,
+   * unknown or deleted key), PERMISSION_DENIED (key not 启用, account blocked, kind not allowed).
+   * Also records the account's last-active time (at most once a minute).
    */
   authenticateKey: {
     path: "/tollgate.keys.v1.Keys/AuthenticateKey" as const,
@@ -2738,7 +2815,11 @@ export const KeysService = {
       Buffer.from(AuthenticateKeyResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): AuthenticateKeyResponse => AuthenticateKeyResponse.decode(value),
   },
-  /** Resolves a user token (key management `token`, docs API Bearer) to its account. */
+  /**
+   * Resolves a user token (key management `token`, docs API Bearer) to its account:
+   * UNAUTHENTICATED when unknown or deleted, PERMISSION_DENIED when the account is 禁用.
+   * Records the last-active time (at most once a minute).
+   */
   authenticateUser: {
     path: "/tollgate.keys.v1.Keys/AuthenticateUser" as const,
     requestStream: false as const,
@@ -2836,11 +2917,18 @@ export const KeysService = {
 
 export interface KeysServer extends UntypedServiceImplementation {
   /**
-   * Checks, in order: format, existence, status 启用, account valid, permission for `kind`.
-   * Expiry (check 7) is reported in `expired`, so the caller can check quota (6) first.
+   * Checks, in order: format, existence, status 启用, account valid (exists, within valid_until),
+   * account status and permission + channel for `kind`. Expiry (check 7) is reported in
+   * `expired`, so the caller can check quota (6) first. Failures: UNAUTHENTICATED (format,
+   * unknown or deleted key), PERMISSION_DENIED (key not 启用, account blocked, kind not allowed).
+   * Also records the account's last-active time (at most once a minute).
    */
   authenticateKey: handleUnaryCall<AuthenticateKeyRequest, AuthenticateKeyResponse>;
-  /** Resolves a user token (key management `token`, docs API Bearer) to its account. */
+  /**
+   * Resolves a user token (key management `token`, docs API Bearer) to its account:
+   * UNAUTHENTICATED when unknown or deleted, PERMISSION_DENIED when the account is 禁用.
+   * Records the last-active time (at most once a minute).
+   */
   authenticateUser: handleUnaryCall<AuthenticateUserRequest, Account>;
   createKey: handleUnaryCall<CreateKeyRequest, CreateKeyResponse>;
   listKeys: handleUnaryCall<ListKeysRequest, ListKeysResponse>;
@@ -2855,8 +2943,11 @@ export interface KeysServer extends UntypedServiceImplementation {
 
 export interface KeysClient extends Client {
   /**
-   * Checks, in order: format, existence, status 启用, account valid, permission for `kind`.
-   * Expiry (check 7) is reported in `expired`, so the caller can check quota (6) first.
+   * Checks, in order: format, existence, status 启用, account valid (exists, within valid_until),
+   * account status and permission + channel for `kind`. Expiry (check 7) is reported in
+   * `expired`, so the caller can check quota (6) first. Failures: UNAUTHENTICATED (format,
+   * unknown or deleted key), PERMISSION_DENIED (key not 启用, account blocked, kind not allowed).
+   * Also records the account's last-active time (at most once a minute).
    */
   authenticateKey(
     request: AuthenticateKeyRequest,
@@ -2873,7 +2964,11 @@ export interface KeysClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: AuthenticateKeyResponse) => void,
   ): ClientUnaryCall;
-  /** Resolves a user token (key management `token`, docs API Bearer) to its account. */
+  /**
+   * Resolves a user token (key management `token`, docs API Bearer) to its account:
+   * UNAUTHENTICATED when unknown or deleted, PERMISSION_DENIED when the account is 禁用.
+   * Records the last-active time (at most once a minute).
+   */
   authenticateUser(
     request: AuthenticateUserRequest,
     callback: (error: ServiceError | null, response: Account) => void,

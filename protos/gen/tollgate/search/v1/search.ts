@@ -30,6 +30,7 @@ export interface SearchRequest {
   page?: PageRequest | undefined;
 }
 
+/** title_highlighted and snippet are HTML-escaped text with matches wrapped in <mark></mark>. */
 export interface Hit {
   id: number;
   title: string;
@@ -39,6 +40,9 @@ export interface Hit {
   score: number;
   updatedAt: string;
   slug: string;
+  titleHighlighted: string;
+  authorAccountId: number;
+  createdAt: string;
 }
 
 export interface SearchResponse {
@@ -54,10 +58,18 @@ export interface SuggestRequest {
   limit: number;
 }
 
-export interface SuggestResponse {
-  suggestions: string[];
+export interface Suggestion {
+  text: string;
+  /** "title" (a document title; document_id set) or "term" (a completion of the typed words). */
+  kind: string;
+  documentId: number;
 }
 
+export interface SuggestResponse {
+  suggestions: Suggestion[];
+}
+
+/** Dates as YYYY-MM-DD (UTC), both inclusive, applied to the document's updated_at. */
 export interface DateRange {
   start: string;
   end: string;
@@ -68,26 +80,38 @@ export interface AdvancedSearchRequest {
   query: string;
   categories: string[];
   tags: string[];
-  dateRange?: DateRange | undefined;
+  dateRange?:
+    | DateRange
+    | undefined;
+  /** relevance | updated_desc | updated_asc | created_desc | created_asc | title_asc */
   sort: string;
   limit: number;
+  page: number;
 }
 
 export interface AnalyticsRequest {
-  actor?: Actor | undefined;
+  actor?:
+    | Actor
+    | undefined;
+  /** ISO 8601 instants; from inclusive, to exclusive. */
   from: string;
   to: string;
   limit: number;
+  /** "hour" or "day" */
+  interval: string;
 }
 
 export interface QueryCount {
   query: string;
   count: number;
+  avgResults: number;
+  lastAt: string;
 }
 
 export interface VolumePoint {
-  day: string;
+  period: string;
   count: number;
+  zeroResults: number;
 }
 
 export interface AnalyticsResponse {
@@ -96,10 +120,22 @@ export interface AnalyticsResponse {
   volume: VolumePoint[];
   total: number;
   avgLatencyMs: number;
+  p95LatencyMs: number;
+  zeroResultTotal: number;
+  from: string;
+  to: string;
+  interval: string;
 }
 
 export interface RebuildResponse {
   indexed: number;
+  tookMs: number;
+}
+
+export interface IndexStatus {
+  engine: string;
+  documents: number;
+  ready: boolean;
 }
 
 function createBaseSearchRequest(): SearchRequest {
@@ -206,7 +242,19 @@ export const SearchRequest: MessageFns<SearchRequest> = {
 };
 
 function createBaseHit(): Hit {
-  return { id: 0, title: "", category: "", tags: [], snippet: "", score: 0, updatedAt: "", slug: "" };
+  return {
+    id: 0,
+    title: "",
+    category: "",
+    tags: [],
+    snippet: "",
+    score: 0,
+    updatedAt: "",
+    slug: "",
+    titleHighlighted: "",
+    authorAccountId: 0,
+    createdAt: "",
+  };
 }
 
 export const Hit: MessageFns<Hit> = {
@@ -234,6 +282,15 @@ export const Hit: MessageFns<Hit> = {
     }
     if (message.slug !== "") {
       writer.uint32(66).string(message.slug);
+    }
+    if (message.titleHighlighted !== "") {
+      writer.uint32(74).string(message.titleHighlighted);
+    }
+    if (message.authorAccountId !== 0) {
+      writer.uint32(80).int32(message.authorAccountId);
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(90).string(message.createdAt);
     }
     return writer;
   },
@@ -315,6 +372,30 @@ export const Hit: MessageFns<Hit> = {
             message.slug = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.titleHighlighted = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.authorAccountId = reader.int32();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -341,6 +422,21 @@ export const Hit: MessageFns<Hit> = {
         ? globalThis.String(object.updated_at)
         : "",
       slug: isSet(object.slug) ? globalThis.String(object.slug) : "",
+      titleHighlighted: isSet(object.titleHighlighted)
+        ? globalThis.String(object.titleHighlighted)
+        : isSet(object.title_highlighted)
+        ? globalThis.String(object.title_highlighted)
+        : "",
+      authorAccountId: isSet(object.authorAccountId)
+        ? globalThis.Number(object.authorAccountId)
+        : isSet(object.author_account_id)
+        ? globalThis.Number(object.author_account_id)
+        : 0,
+      createdAt: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
     };
   },
 
@@ -370,6 +466,15 @@ export const Hit: MessageFns<Hit> = {
     if (message.slug !== "") {
       obj.slug = message.slug;
     }
+    if (message.titleHighlighted !== "") {
+      obj.titleHighlighted = message.titleHighlighted;
+    }
+    if (message.authorAccountId !== 0) {
+      obj.authorAccountId = Math.round(message.authorAccountId);
+    }
+    if (message.createdAt !== "") {
+      obj.createdAt = message.createdAt;
+    }
     return obj;
   },
 
@@ -386,6 +491,9 @@ export const Hit: MessageFns<Hit> = {
     message.score = object.score ?? 0;
     message.updatedAt = object.updatedAt ?? "";
     message.slug = object.slug ?? "";
+    message.titleHighlighted = object.titleHighlighted ?? "";
+    message.authorAccountId = object.authorAccountId ?? 0;
+    message.createdAt = object.createdAt ?? "";
     return message;
   },
 };
@@ -612,6 +720,111 @@ export const SuggestRequest: MessageFns<SuggestRequest> = {
   },
 };
 
+function createBaseSuggestion(): Suggestion {
+  return { text: "", kind: "", documentId: 0 };
+}
+
+export const Suggestion: MessageFns<Suggestion> = {
+  encode(message: Suggestion, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.text !== "") {
+      writer.uint32(10).string(message.text);
+    }
+    if (message.kind !== "") {
+      writer.uint32(18).string(message.kind);
+    }
+    if (message.documentId !== 0) {
+      writer.uint32(24).int32(message.documentId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Suggestion {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSuggestion();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.text = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.documentId = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Suggestion {
+    return {
+      text: isSet(object.text) ? globalThis.String(object.text) : "",
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      documentId: isSet(object.documentId)
+        ? globalThis.Number(object.documentId)
+        : isSet(object.document_id)
+        ? globalThis.Number(object.document_id)
+        : 0,
+    };
+  },
+
+  toJSON(message: Suggestion): unknown {
+    const obj: any = {};
+    if (message.text !== "") {
+      obj.text = message.text;
+    }
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    if (message.documentId !== 0) {
+      obj.documentId = Math.round(message.documentId);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<Suggestion>): Suggestion {
+    return Suggestion.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<Suggestion>): Suggestion {
+    const message = createBaseSuggestion();
+    message.text = object.text ?? "";
+    message.kind = object.kind ?? "";
+    message.documentId = object.documentId ?? 0;
+    return message;
+  },
+};
+
 function createBaseSuggestResponse(): SuggestResponse {
   return { suggestions: [] };
 }
@@ -619,7 +832,7 @@ function createBaseSuggestResponse(): SuggestResponse {
 export const SuggestResponse: MessageFns<SuggestResponse> = {
   encode(message: SuggestResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.suggestions) {
-      writer.uint32(10).string(v!);
+      Suggestion.encode(v!, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -637,12 +850,12 @@ export const SuggestResponse: MessageFns<SuggestResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 2: {
+            if (tag !== 18) {
               break;
             }
 
-            message.suggestions.push(reader.string());
+            message.suggestions.push(Suggestion.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -660,7 +873,7 @@ export const SuggestResponse: MessageFns<SuggestResponse> = {
   fromJSON(object: any): SuggestResponse {
     return {
       suggestions: globalThis.Array.isArray(object?.suggestions)
-        ? object.suggestions.map((e: any) => globalThis.String(e))
+        ? object.suggestions.map((e: any) => Suggestion.fromJSON(e))
         : [],
     };
   },
@@ -668,7 +881,7 @@ export const SuggestResponse: MessageFns<SuggestResponse> = {
   toJSON(message: SuggestResponse): unknown {
     const obj: any = {};
     if (message.suggestions?.length) {
-      obj.suggestions = message.suggestions;
+      obj.suggestions = message.suggestions.map((e) => Suggestion.toJSON(e));
     }
     return obj;
   },
@@ -678,7 +891,7 @@ export const SuggestResponse: MessageFns<SuggestResponse> = {
   },
   fromPartial(object: DeepPartial<SuggestResponse>): SuggestResponse {
     const message = createBaseSuggestResponse();
-    message.suggestions = object.suggestions?.map((e) => e) || [];
+    message.suggestions = object.suggestions?.map((e) => Suggestion.fromPartial(e)) || [];
     return message;
   },
 };
@@ -769,7 +982,7 @@ export const DateRange: MessageFns<DateRange> = {
 };
 
 function createBaseAdvancedSearchRequest(): AdvancedSearchRequest {
-  return { actor: undefined, query: "", categories: [], tags: [], dateRange: undefined, sort: "", limit: 0 };
+  return { actor: undefined, query: "", categories: [], tags: [], dateRange: undefined, sort: "", limit: 0, page: 0 };
 }
 
 export const AdvancedSearchRequest: MessageFns<AdvancedSearchRequest> = {
@@ -794,6 +1007,9 @@ export const AdvancedSearchRequest: MessageFns<AdvancedSearchRequest> = {
     }
     if (message.limit !== 0) {
       writer.uint32(56).int32(message.limit);
+    }
+    if (message.page !== 0) {
+      writer.uint32(64).int32(message.page);
     }
     return writer;
   },
@@ -867,6 +1083,14 @@ export const AdvancedSearchRequest: MessageFns<AdvancedSearchRequest> = {
             message.limit = reader.int32();
             continue;
           }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.page = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -894,6 +1118,7 @@ export const AdvancedSearchRequest: MessageFns<AdvancedSearchRequest> = {
         : undefined,
       sort: isSet(object.sort) ? globalThis.String(object.sort) : "",
       limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      page: isSet(object.page) ? globalThis.Number(object.page) : 0,
     };
   },
 
@@ -920,6 +1145,9 @@ export const AdvancedSearchRequest: MessageFns<AdvancedSearchRequest> = {
     if (message.limit !== 0) {
       obj.limit = Math.round(message.limit);
     }
+    if (message.page !== 0) {
+      obj.page = Math.round(message.page);
+    }
     return obj;
   },
 
@@ -937,12 +1165,13 @@ export const AdvancedSearchRequest: MessageFns<AdvancedSearchRequest> = {
       : undefined;
     message.sort = object.sort ?? "";
     message.limit = object.limit ?? 0;
+    message.page = object.page ?? 0;
     return message;
   },
 };
 
 function createBaseAnalyticsRequest(): AnalyticsRequest {
-  return { actor: undefined, from: "", to: "", limit: 0 };
+  return { actor: undefined, from: "", to: "", limit: 0, interval: "" };
 }
 
 export const AnalyticsRequest: MessageFns<AnalyticsRequest> = {
@@ -958,6 +1187,9 @@ export const AnalyticsRequest: MessageFns<AnalyticsRequest> = {
     }
     if (message.limit !== 0) {
       writer.uint32(32).int32(message.limit);
+    }
+    if (message.interval !== "") {
+      writer.uint32(42).string(message.interval);
     }
     return writer;
   },
@@ -1007,6 +1239,14 @@ export const AnalyticsRequest: MessageFns<AnalyticsRequest> = {
             message.limit = reader.int32();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.interval = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1025,6 +1265,7 @@ export const AnalyticsRequest: MessageFns<AnalyticsRequest> = {
       from: isSet(object.from) ? globalThis.String(object.from) : "",
       to: isSet(object.to) ? globalThis.String(object.to) : "",
       limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      interval: isSet(object.interval) ? globalThis.String(object.interval) : "",
     };
   },
 
@@ -1042,6 +1283,9 @@ export const AnalyticsRequest: MessageFns<AnalyticsRequest> = {
     if (message.limit !== 0) {
       obj.limit = Math.round(message.limit);
     }
+    if (message.interval !== "") {
+      obj.interval = message.interval;
+    }
     return obj;
   },
 
@@ -1054,12 +1298,13 @@ export const AnalyticsRequest: MessageFns<AnalyticsRequest> = {
     message.from = object.from ?? "";
     message.to = object.to ?? "";
     message.limit = object.limit ?? 0;
+    message.interval = object.interval ?? "";
     return message;
   },
 };
 
 function createBaseQueryCount(): QueryCount {
-  return { query: "", count: 0 };
+  return { query: "", count: 0, avgResults: 0, lastAt: "" };
 }
 
 export const QueryCount: MessageFns<QueryCount> = {
@@ -1069,6 +1314,12 @@ export const QueryCount: MessageFns<QueryCount> = {
     }
     if (message.count !== 0) {
       writer.uint32(16).int32(message.count);
+    }
+    if (message.avgResults !== 0) {
+      writer.uint32(25).double(message.avgResults);
+    }
+    if (message.lastAt !== "") {
+      writer.uint32(34).string(message.lastAt);
     }
     return writer;
   },
@@ -1102,6 +1353,22 @@ export const QueryCount: MessageFns<QueryCount> = {
             message.count = reader.int32();
             continue;
           }
+          case 3: {
+            if (tag !== 25) {
+              break;
+            }
+
+            message.avgResults = reader.double();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.lastAt = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1118,6 +1385,16 @@ export const QueryCount: MessageFns<QueryCount> = {
     return {
       query: isSet(object.query) ? globalThis.String(object.query) : "",
       count: isSet(object.count) ? globalThis.Number(object.count) : 0,
+      avgResults: isSet(object.avgResults)
+        ? globalThis.Number(object.avgResults)
+        : isSet(object.avg_results)
+        ? globalThis.Number(object.avg_results)
+        : 0,
+      lastAt: isSet(object.lastAt)
+        ? globalThis.String(object.lastAt)
+        : isSet(object.last_at)
+        ? globalThis.String(object.last_at)
+        : "",
     };
   },
 
@@ -1129,6 +1406,12 @@ export const QueryCount: MessageFns<QueryCount> = {
     if (message.count !== 0) {
       obj.count = Math.round(message.count);
     }
+    if (message.avgResults !== 0) {
+      obj.avgResults = floatToJson(message.avgResults);
+    }
+    if (message.lastAt !== "") {
+      obj.lastAt = message.lastAt;
+    }
     return obj;
   },
 
@@ -1139,21 +1422,26 @@ export const QueryCount: MessageFns<QueryCount> = {
     const message = createBaseQueryCount();
     message.query = object.query ?? "";
     message.count = object.count ?? 0;
+    message.avgResults = object.avgResults ?? 0;
+    message.lastAt = object.lastAt ?? "";
     return message;
   },
 };
 
 function createBaseVolumePoint(): VolumePoint {
-  return { day: "", count: 0 };
+  return { period: "", count: 0, zeroResults: 0 };
 }
 
 export const VolumePoint: MessageFns<VolumePoint> = {
   encode(message: VolumePoint, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.day !== "") {
-      writer.uint32(10).string(message.day);
+    if (message.period !== "") {
+      writer.uint32(10).string(message.period);
     }
     if (message.count !== 0) {
       writer.uint32(16).int32(message.count);
+    }
+    if (message.zeroResults !== 0) {
+      writer.uint32(24).int32(message.zeroResults);
     }
     return writer;
   },
@@ -1176,7 +1464,7 @@ export const VolumePoint: MessageFns<VolumePoint> = {
               break;
             }
 
-            message.day = reader.string();
+            message.period = reader.string();
             continue;
           }
           case 2: {
@@ -1185,6 +1473,14 @@ export const VolumePoint: MessageFns<VolumePoint> = {
             }
 
             message.count = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.zeroResults = reader.int32();
             continue;
           }
         }
@@ -1201,18 +1497,26 @@ export const VolumePoint: MessageFns<VolumePoint> = {
 
   fromJSON(object: any): VolumePoint {
     return {
-      day: isSet(object.day) ? globalThis.String(object.day) : "",
+      period: isSet(object.period) ? globalThis.String(object.period) : "",
       count: isSet(object.count) ? globalThis.Number(object.count) : 0,
+      zeroResults: isSet(object.zeroResults)
+        ? globalThis.Number(object.zeroResults)
+        : isSet(object.zero_results)
+        ? globalThis.Number(object.zero_results)
+        : 0,
     };
   },
 
   toJSON(message: VolumePoint): unknown {
     const obj: any = {};
-    if (message.day !== "") {
-      obj.day = message.day;
+    if (message.period !== "") {
+      obj.period = message.period;
     }
     if (message.count !== 0) {
       obj.count = Math.round(message.count);
+    }
+    if (message.zeroResults !== 0) {
+      obj.zeroResults = Math.round(message.zeroResults);
     }
     return obj;
   },
@@ -1222,14 +1526,26 @@ export const VolumePoint: MessageFns<VolumePoint> = {
   },
   fromPartial(object: DeepPartial<VolumePoint>): VolumePoint {
     const message = createBaseVolumePoint();
-    message.day = object.day ?? "";
+    message.period = object.period ?? "";
     message.count = object.count ?? 0;
+    message.zeroResults = object.zeroResults ?? 0;
     return message;
   },
 };
 
 function createBaseAnalyticsResponse(): AnalyticsResponse {
-  return { topQueries: [], zeroResultQueries: [], volume: [], total: 0, avgLatencyMs: 0 };
+  return {
+    topQueries: [],
+    zeroResultQueries: [],
+    volume: [],
+    total: 0,
+    avgLatencyMs: 0,
+    p95LatencyMs: 0,
+    zeroResultTotal: 0,
+    from: "",
+    to: "",
+    interval: "",
+  };
 }
 
 export const AnalyticsResponse: MessageFns<AnalyticsResponse> = {
@@ -1248,6 +1564,21 @@ export const AnalyticsResponse: MessageFns<AnalyticsResponse> = {
     }
     if (message.avgLatencyMs !== 0) {
       writer.uint32(41).double(message.avgLatencyMs);
+    }
+    if (message.p95LatencyMs !== 0) {
+      writer.uint32(49).double(message.p95LatencyMs);
+    }
+    if (message.zeroResultTotal !== 0) {
+      writer.uint32(56).int32(message.zeroResultTotal);
+    }
+    if (message.from !== "") {
+      writer.uint32(66).string(message.from);
+    }
+    if (message.to !== "") {
+      writer.uint32(74).string(message.to);
+    }
+    if (message.interval !== "") {
+      writer.uint32(82).string(message.interval);
     }
     return writer;
   },
@@ -1305,6 +1636,46 @@ export const AnalyticsResponse: MessageFns<AnalyticsResponse> = {
             message.avgLatencyMs = reader.double();
             continue;
           }
+          case 6: {
+            if (tag !== 49) {
+              break;
+            }
+
+            message.p95LatencyMs = reader.double();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.zeroResultTotal = reader.int32();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.from = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.to = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.interval = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1336,6 +1707,19 @@ export const AnalyticsResponse: MessageFns<AnalyticsResponse> = {
         : isSet(object.avg_latency_ms)
         ? globalThis.Number(object.avg_latency_ms)
         : 0,
+      p95LatencyMs: isSet(object.p95LatencyMs)
+        ? globalThis.Number(object.p95LatencyMs)
+        : isSet(object.p95_latency_ms)
+        ? globalThis.Number(object.p95_latency_ms)
+        : 0,
+      zeroResultTotal: isSet(object.zeroResultTotal)
+        ? globalThis.Number(object.zeroResultTotal)
+        : isSet(object.zero_result_total)
+        ? globalThis.Number(object.zero_result_total)
+        : 0,
+      from: isSet(object.from) ? globalThis.String(object.from) : "",
+      to: isSet(object.to) ? globalThis.String(object.to) : "",
+      interval: isSet(object.interval) ? globalThis.String(object.interval) : "",
     };
   },
 
@@ -1356,6 +1740,21 @@ export const AnalyticsResponse: MessageFns<AnalyticsResponse> = {
     if (message.avgLatencyMs !== 0) {
       obj.avgLatencyMs = floatToJson(message.avgLatencyMs);
     }
+    if (message.p95LatencyMs !== 0) {
+      obj.p95LatencyMs = floatToJson(message.p95LatencyMs);
+    }
+    if (message.zeroResultTotal !== 0) {
+      obj.zeroResultTotal = Math.round(message.zeroResultTotal);
+    }
+    if (message.from !== "") {
+      obj.from = message.from;
+    }
+    if (message.to !== "") {
+      obj.to = message.to;
+    }
+    if (message.interval !== "") {
+      obj.interval = message.interval;
+    }
     return obj;
   },
 
@@ -1369,18 +1768,26 @@ export const AnalyticsResponse: MessageFns<AnalyticsResponse> = {
     message.volume = object.volume?.map((e) => VolumePoint.fromPartial(e)) || [];
     message.total = object.total ?? 0;
     message.avgLatencyMs = object.avgLatencyMs ?? 0;
+    message.p95LatencyMs = object.p95LatencyMs ?? 0;
+    message.zeroResultTotal = object.zeroResultTotal ?? 0;
+    message.from = object.from ?? "";
+    message.to = object.to ?? "";
+    message.interval = object.interval ?? "";
     return message;
   },
 };
 
 function createBaseRebuildResponse(): RebuildResponse {
-  return { indexed: 0 };
+  return { indexed: 0, tookMs: 0 };
 }
 
 export const RebuildResponse: MessageFns<RebuildResponse> = {
   encode(message: RebuildResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.indexed !== 0) {
       writer.uint32(8).int32(message.indexed);
+    }
+    if (message.tookMs !== 0) {
+      writer.uint32(16).int32(message.tookMs);
     }
     return writer;
   },
@@ -1406,6 +1813,14 @@ export const RebuildResponse: MessageFns<RebuildResponse> = {
             message.indexed = reader.int32();
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.tookMs = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1419,13 +1834,23 @@ export const RebuildResponse: MessageFns<RebuildResponse> = {
   },
 
   fromJSON(object: any): RebuildResponse {
-    return { indexed: isSet(object.indexed) ? globalThis.Number(object.indexed) : 0 };
+    return {
+      indexed: isSet(object.indexed) ? globalThis.Number(object.indexed) : 0,
+      tookMs: isSet(object.tookMs)
+        ? globalThis.Number(object.tookMs)
+        : isSet(object.took_ms)
+        ? globalThis.Number(object.took_ms)
+        : 0,
+    };
   },
 
   toJSON(message: RebuildResponse): unknown {
     const obj: any = {};
     if (message.indexed !== 0) {
       obj.indexed = Math.round(message.indexed);
+    }
+    if (message.tookMs !== 0) {
+      obj.tookMs = Math.round(message.tookMs);
     }
     return obj;
   },
@@ -1436,6 +1861,108 @@ export const RebuildResponse: MessageFns<RebuildResponse> = {
   fromPartial(object: DeepPartial<RebuildResponse>): RebuildResponse {
     const message = createBaseRebuildResponse();
     message.indexed = object.indexed ?? 0;
+    message.tookMs = object.tookMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseIndexStatus(): IndexStatus {
+  return { engine: "", documents: 0, ready: false };
+}
+
+export const IndexStatus: MessageFns<IndexStatus> = {
+  encode(message: IndexStatus, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.engine !== "") {
+      writer.uint32(10).string(message.engine);
+    }
+    if (message.documents !== 0) {
+      writer.uint32(16).int32(message.documents);
+    }
+    if (message.ready !== false) {
+      writer.uint32(24).bool(message.ready);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): IndexStatus {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseIndexStatus();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.engine = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.documents = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.ready = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): IndexStatus {
+    return {
+      engine: isSet(object.engine) ? globalThis.String(object.engine) : "",
+      documents: isSet(object.documents) ? globalThis.Number(object.documents) : 0,
+      ready: isSet(object.ready) ? globalThis.Boolean(object.ready) : false,
+    };
+  },
+
+  toJSON(message: IndexStatus): unknown {
+    const obj: any = {};
+    if (message.engine !== "") {
+      obj.engine = message.engine;
+    }
+    if (message.documents !== 0) {
+      obj.documents = Math.round(message.documents);
+    }
+    if (message.ready !== false) {
+      obj.ready = message.ready;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<IndexStatus>): IndexStatus {
+    return IndexStatus.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<IndexStatus>): IndexStatus {
+    const message = createBaseIndexStatus();
+    message.engine = object.engine ?? "";
+    message.documents = object.documents ?? 0;
+    message.ready = object.ready ?? false;
     return message;
   },
 };
@@ -1490,6 +2017,16 @@ export const SearchService = {
     responseSerialize: (value: RebuildResponse): Buffer => Buffer.from(RebuildResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RebuildResponse => RebuildResponse.decode(value),
   },
+  /** Which engine serves, how many documents it holds, whether the first build finished. */
+  status: {
+    path: "/tollgate.search.v1.Search/Status" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: Empty): Buffer => Buffer.from(Empty.encode(value).finish()),
+    requestDeserialize: (value: Buffer): Empty => Empty.decode(value),
+    responseSerialize: (value: IndexStatus): Buffer => Buffer.from(IndexStatus.encode(value).finish()),
+    responseDeserialize: (value: Buffer): IndexStatus => IndexStatus.decode(value),
+  },
 } as const;
 
 export interface SearchServer extends UntypedServiceImplementation {
@@ -1499,6 +2036,8 @@ export interface SearchServer extends UntypedServiceImplementation {
   analytics: handleUnaryCall<AnalyticsRequest, AnalyticsResponse>;
   /** Rebuilds the whole index from the docs service. */
   rebuild: handleUnaryCall<Empty, RebuildResponse>;
+  /** Which engine serves, how many documents it holds, whether the first build finished. */
+  status: handleUnaryCall<Empty, IndexStatus>;
 }
 
 export interface SearchClient extends Client {
@@ -1574,6 +2113,19 @@ export interface SearchClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RebuildResponse) => void,
+  ): ClientUnaryCall;
+  /** Which engine serves, how many documents it holds, whether the first build finished. */
+  status(request: Empty, callback: (error: ServiceError | null, response: IndexStatus) => void): ClientUnaryCall;
+  status(
+    request: Empty,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: IndexStatus) => void,
+  ): ClientUnaryCall;
+  status(
+    request: Empty,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: IndexStatus) => void,
   ): ClientUnaryCall;
 }
 

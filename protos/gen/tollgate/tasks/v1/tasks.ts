@@ -31,7 +31,9 @@ export interface App {
   appId: string;
   kind: string;
   name: string;
+  /** 0 for apps without an owner (the seeded demo apps). */
   ownerAccountId: number;
+  /** "echo", "openai-compatible" or "external". */
   provider: string;
   model: string;
   systemPrompt: string;
@@ -39,11 +41,39 @@ export interface App {
   public: boolean;
   createdAt: string;
   updatedAt: string;
+  /** openai-compatible: base URL (…/v1) of the upstream. */
+  baseUrl: string;
+  /** Upstream API key: accepted on create/update, never returned. */
+  apiKey: string;
+  hasApiKey: boolean;
+  /** Upstream call timeout; 0 = the service default. */
+  timeoutMs: number;
+  /** external: returned once, on creation and rotation. */
+  reporterToken: string;
 }
 
 export interface UpsertAppRequest {
   actor?: Actor | undefined;
   app?: App | undefined;
+}
+
+/** Only the fields present change. */
+export interface AppPatch {
+  name?: string | undefined;
+  provider?: string | undefined;
+  model?: string | undefined;
+  systemPrompt?: string | undefined;
+  settings?: { [key: string]: any } | undefined;
+  public?: boolean | undefined;
+  baseUrl?: string | undefined;
+  apiKey?: string | undefined;
+  timeoutMs?: number | undefined;
+}
+
+export interface UpdateAppRequest {
+  actor?: Actor | undefined;
+  appId: string;
+  patch?: AppPatch | undefined;
 }
 
 export interface GetAppRequest {
@@ -73,6 +103,7 @@ export interface ExecuteRequest {
   kind: string;
   appId: string;
   messages: Message[];
+  /** Empty: the app's model. */
   model: string;
   temperature?: number | undefined;
   maxTokens?: number | undefined;
@@ -80,6 +111,9 @@ export interface ExecuteRequest {
   idempotencyKey: string;
   /** Task number reserved by the gateway at admission; the service generates one if empty. */
   taskNumber: string;
+  stream: boolean;
+  /** "sync" or "async"; part of the idempotency fingerprint. */
+  mode: string;
 }
 
 export interface Usage {
@@ -102,7 +136,11 @@ export interface Completion {
   choices: Choice[];
   usage?: Usage | undefined;
   taskNumber: string;
-  extra?: { [key: string]: any } | undefined;
+  extra?:
+    | { [key: string]: any }
+    | undefined;
+  /** True when this answers an Idempotency-Key replay of an earlier run. */
+  replayed: boolean;
 }
 
 export interface Delta {
@@ -125,7 +163,10 @@ export interface CompletionChunk {
   created: number;
   model: string;
   choices: ChunkChoice[];
+  /** On the last chunk only. */
   usage?: Usage | undefined;
+  taskNumber: string;
+  replayed: boolean;
 }
 
 export interface SubmitResponse {
@@ -133,6 +174,18 @@ export interface SubmitResponse {
   taskNumber: string;
   status: string;
   estimatedTime: string;
+  replayed: boolean;
+}
+
+export interface PreflightResult {
+  /**
+   * True when the key names an earlier submission with the same body: answer with `completion`
+   * (mode sync) or `submission` (mode async) instead of running it again.
+   */
+  replay: boolean;
+  task?: Task | undefined;
+  completion?: Completion | undefined;
+  submission?: SubmitResponse | undefined;
 }
 
 export interface Task {
@@ -149,6 +202,9 @@ export interface Task {
   updatedAt: string;
   startedAt: string;
   finishedAt: string;
+  /** "sync", "async" or "external". */
+  mode: string;
+  attempts: number;
 }
 
 export interface GetTaskRequest {
@@ -163,6 +219,7 @@ export interface BatchGetTasksRequest {
 
 export interface BatchGetTasksResponse {
   items: Task[];
+  /** Unknown and foreign task numbers alike. */
   notFound: string[];
 }
 
@@ -172,6 +229,7 @@ export interface ListTasksRequest {
   status: string[];
   kind: string;
   appId: string;
+  /** ISO 8601, inclusive / exclusive; empty = open. */
   createdFrom: string;
   createdTo: string;
 }
@@ -182,12 +240,15 @@ export interface ListTasksResponse {
 }
 
 export interface UpdateStatusRequest {
+  /** Absent when the caller authenticated as a reporter. */
   actor?: Actor | undefined;
   taskNumber: string;
   status: string;
   taskProgress?: any | undefined;
   taskResult?: any | undefined;
-  comments: string;
+  comments?:
+    | string
+    | undefined;
   /** Secret of an app whose work runs outside Tollgate and reports back. */
   reporterToken: string;
 }
@@ -199,20 +260,16 @@ export interface BatchUpdateStatusRequest {
 export interface UpdateResult {
   taskNumber: string;
   ok: boolean;
-  task?: Task | undefined;
+  task?:
+    | Task
+    | undefined;
+  /** AppError code when not ok. */
   errorCode: string;
   detail: string;
 }
 
 export interface BatchUpdateStatusResponse {
   results: UpdateResult[];
-}
-
-export interface TaskEvent {
-  taskNumber: string;
-  status: string;
-  taskProgress?: any | undefined;
-  at: string;
 }
 
 function createBaseApp(): App {
@@ -228,6 +285,11 @@ function createBaseApp(): App {
     public: false,
     createdAt: "",
     updatedAt: "",
+    baseUrl: "",
+    apiKey: "",
+    hasApiKey: false,
+    timeoutMs: 0,
+    reporterToken: "",
   };
 }
 
@@ -265,6 +327,21 @@ export const App: MessageFns<App> = {
     }
     if (message.updatedAt !== "") {
       writer.uint32(90).string(message.updatedAt);
+    }
+    if (message.baseUrl !== "") {
+      writer.uint32(98).string(message.baseUrl);
+    }
+    if (message.apiKey !== "") {
+      writer.uint32(106).string(message.apiKey);
+    }
+    if (message.hasApiKey !== false) {
+      writer.uint32(112).bool(message.hasApiKey);
+    }
+    if (message.timeoutMs !== 0) {
+      writer.uint32(120).int32(message.timeoutMs);
+    }
+    if (message.reporterToken !== "") {
+      writer.uint32(130).string(message.reporterToken);
     }
     return writer;
   },
@@ -370,6 +447,46 @@ export const App: MessageFns<App> = {
             message.updatedAt = reader.string();
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.baseUrl = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.apiKey = reader.string();
+            continue;
+          }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.hasApiKey = reader.bool();
+            continue;
+          }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.timeoutMs = reader.int32();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.reporterToken = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -415,6 +532,31 @@ export const App: MessageFns<App> = {
         : isSet(object.updated_at)
         ? globalThis.String(object.updated_at)
         : "",
+      baseUrl: isSet(object.baseUrl)
+        ? globalThis.String(object.baseUrl)
+        : isSet(object.base_url)
+        ? globalThis.String(object.base_url)
+        : "",
+      apiKey: isSet(object.apiKey)
+        ? globalThis.String(object.apiKey)
+        : isSet(object.api_key)
+        ? globalThis.String(object.api_key)
+        : "",
+      hasApiKey: isSet(object.hasApiKey)
+        ? globalThis.Boolean(object.hasApiKey)
+        : isSet(object.has_api_key)
+        ? globalThis.Boolean(object.has_api_key)
+        : false,
+      timeoutMs: isSet(object.timeoutMs)
+        ? globalThis.Number(object.timeoutMs)
+        : isSet(object.timeout_ms)
+        ? globalThis.Number(object.timeout_ms)
+        : 0,
+      reporterToken: isSet(object.reporterToken)
+        ? globalThis.String(object.reporterToken)
+        : isSet(object.reporter_token)
+        ? globalThis.String(object.reporter_token)
+        : "",
     };
   },
 
@@ -453,6 +595,21 @@ export const App: MessageFns<App> = {
     if (message.updatedAt !== "") {
       obj.updatedAt = message.updatedAt;
     }
+    if (message.baseUrl !== "") {
+      obj.baseUrl = message.baseUrl;
+    }
+    if (message.apiKey !== "") {
+      obj.apiKey = message.apiKey;
+    }
+    if (message.hasApiKey !== false) {
+      obj.hasApiKey = message.hasApiKey;
+    }
+    if (message.timeoutMs !== 0) {
+      obj.timeoutMs = Math.round(message.timeoutMs);
+    }
+    if (message.reporterToken !== "") {
+      obj.reporterToken = message.reporterToken;
+    }
     return obj;
   },
 
@@ -472,6 +629,11 @@ export const App: MessageFns<App> = {
     message.public = object.public ?? false;
     message.createdAt = object.createdAt ?? "";
     message.updatedAt = object.updatedAt ?? "";
+    message.baseUrl = object.baseUrl ?? "";
+    message.apiKey = object.apiKey ?? "";
+    message.hasApiKey = object.hasApiKey ?? false;
+    message.timeoutMs = object.timeoutMs ?? 0;
+    message.reporterToken = object.reporterToken ?? "";
     return message;
   },
 };
@@ -557,6 +719,336 @@ export const UpsertAppRequest: MessageFns<UpsertAppRequest> = {
     const message = createBaseUpsertAppRequest();
     message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
     message.app = (object.app !== undefined && object.app !== null) ? App.fromPartial(object.app) : undefined;
+    return message;
+  },
+};
+
+function createBaseAppPatch(): AppPatch {
+  return {
+    name: undefined,
+    provider: undefined,
+    model: undefined,
+    systemPrompt: undefined,
+    settings: undefined,
+    public: undefined,
+    baseUrl: undefined,
+    apiKey: undefined,
+    timeoutMs: undefined,
+  };
+}
+
+export const AppPatch: MessageFns<AppPatch> = {
+  encode(message: AppPatch, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== undefined) {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.provider !== undefined) {
+      writer.uint32(18).string(message.provider);
+    }
+    if (message.model !== undefined) {
+      writer.uint32(26).string(message.model);
+    }
+    if (message.systemPrompt !== undefined) {
+      writer.uint32(34).string(message.systemPrompt);
+    }
+    if (message.settings !== undefined) {
+      Struct.encode(Struct.wrap(message.settings), writer.uint32(42).fork()).join();
+    }
+    if (message.public !== undefined) {
+      writer.uint32(48).bool(message.public);
+    }
+    if (message.baseUrl !== undefined) {
+      writer.uint32(58).string(message.baseUrl);
+    }
+    if (message.apiKey !== undefined) {
+      writer.uint32(66).string(message.apiKey);
+    }
+    if (message.timeoutMs !== undefined) {
+      writer.uint32(72).int32(message.timeoutMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AppPatch {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAppPatch();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.provider = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.model = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.systemPrompt = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.settings = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.public = reader.bool();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.baseUrl = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.apiKey = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.timeoutMs = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AppPatch {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : undefined,
+      provider: isSet(object.provider) ? globalThis.String(object.provider) : undefined,
+      model: isSet(object.model) ? globalThis.String(object.model) : undefined,
+      systemPrompt: isSet(object.systemPrompt)
+        ? globalThis.String(object.systemPrompt)
+        : isSet(object.system_prompt)
+        ? globalThis.String(object.system_prompt)
+        : undefined,
+      settings: isObject(object.settings) ? object.settings : undefined,
+      public: isSet(object.public) ? globalThis.Boolean(object.public) : undefined,
+      baseUrl: isSet(object.baseUrl)
+        ? globalThis.String(object.baseUrl)
+        : isSet(object.base_url)
+        ? globalThis.String(object.base_url)
+        : undefined,
+      apiKey: isSet(object.apiKey)
+        ? globalThis.String(object.apiKey)
+        : isSet(object.api_key)
+        ? globalThis.String(object.api_key)
+        : undefined,
+      timeoutMs: isSet(object.timeoutMs)
+        ? globalThis.Number(object.timeoutMs)
+        : isSet(object.timeout_ms)
+        ? globalThis.Number(object.timeout_ms)
+        : undefined,
+    };
+  },
+
+  toJSON(message: AppPatch): unknown {
+    const obj: any = {};
+    if (message.name !== undefined) {
+      obj.name = message.name;
+    }
+    if (message.provider !== undefined) {
+      obj.provider = message.provider;
+    }
+    if (message.model !== undefined) {
+      obj.model = message.model;
+    }
+    if (message.systemPrompt !== undefined) {
+      obj.systemPrompt = message.systemPrompt;
+    }
+    if (message.settings !== undefined) {
+      obj.settings = message.settings;
+    }
+    if (message.public !== undefined) {
+      obj.public = message.public;
+    }
+    if (message.baseUrl !== undefined) {
+      obj.baseUrl = message.baseUrl;
+    }
+    if (message.apiKey !== undefined) {
+      obj.apiKey = message.apiKey;
+    }
+    if (message.timeoutMs !== undefined) {
+      obj.timeoutMs = Math.round(message.timeoutMs);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<AppPatch>): AppPatch {
+    return AppPatch.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AppPatch>): AppPatch {
+    const message = createBaseAppPatch();
+    message.name = object.name ?? undefined;
+    message.provider = object.provider ?? undefined;
+    message.model = object.model ?? undefined;
+    message.systemPrompt = object.systemPrompt ?? undefined;
+    message.settings = object.settings ?? undefined;
+    message.public = object.public ?? undefined;
+    message.baseUrl = object.baseUrl ?? undefined;
+    message.apiKey = object.apiKey ?? undefined;
+    message.timeoutMs = object.timeoutMs ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateAppRequest(): UpdateAppRequest {
+  return { actor: undefined, appId: "", patch: undefined };
+}
+
+export const UpdateAppRequest: MessageFns<UpdateAppRequest> = {
+  encode(message: UpdateAppRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.appId !== "") {
+      writer.uint32(18).string(message.appId);
+    }
+    if (message.patch !== undefined) {
+      AppPatch.encode(message.patch, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateAppRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateAppRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.appId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.patch = AppPatch.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateAppRequest {
+    return {
+      actor: isSet(object.actor) ? Actor.fromJSON(object.actor) : undefined,
+      appId: isSet(object.appId)
+        ? globalThis.String(object.appId)
+        : isSet(object.app_id)
+        ? globalThis.String(object.app_id)
+        : "",
+      patch: isSet(object.patch) ? AppPatch.fromJSON(object.patch) : undefined,
+    };
+  },
+
+  toJSON(message: UpdateAppRequest): unknown {
+    const obj: any = {};
+    if (message.actor !== undefined) {
+      obj.actor = Actor.toJSON(message.actor);
+    }
+    if (message.appId !== "") {
+      obj.appId = message.appId;
+    }
+    if (message.patch !== undefined) {
+      obj.patch = AppPatch.toJSON(message.patch);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<UpdateAppRequest>): UpdateAppRequest {
+    return UpdateAppRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UpdateAppRequest>): UpdateAppRequest {
+    const message = createBaseUpdateAppRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
+    message.appId = object.appId ?? "";
+    message.patch = (object.patch !== undefined && object.patch !== null)
+      ? AppPatch.fromPartial(object.patch)
+      : undefined;
     return message;
   },
 };
@@ -935,6 +1427,8 @@ function createBaseExecuteRequest(): ExecuteRequest {
     callParams: undefined,
     idempotencyKey: "",
     taskNumber: "",
+    stream: false,
+    mode: "",
   };
 }
 
@@ -969,6 +1463,12 @@ export const ExecuteRequest: MessageFns<ExecuteRequest> = {
     }
     if (message.taskNumber !== "") {
       writer.uint32(82).string(message.taskNumber);
+    }
+    if (message.stream !== false) {
+      writer.uint32(88).bool(message.stream);
+    }
+    if (message.mode !== "") {
+      writer.uint32(98).string(message.mode);
     }
     return writer;
   },
@@ -1066,6 +1566,22 @@ export const ExecuteRequest: MessageFns<ExecuteRequest> = {
             message.taskNumber = reader.string();
             continue;
           }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.stream = reader.bool();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.mode = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1110,6 +1626,8 @@ export const ExecuteRequest: MessageFns<ExecuteRequest> = {
         : isSet(object.task_number)
         ? globalThis.String(object.task_number)
         : "",
+      stream: isSet(object.stream) ? globalThis.Boolean(object.stream) : false,
+      mode: isSet(object.mode) ? globalThis.String(object.mode) : "",
     };
   },
 
@@ -1145,6 +1663,12 @@ export const ExecuteRequest: MessageFns<ExecuteRequest> = {
     if (message.taskNumber !== "") {
       obj.taskNumber = message.taskNumber;
     }
+    if (message.stream !== false) {
+      obj.stream = message.stream;
+    }
+    if (message.mode !== "") {
+      obj.mode = message.mode;
+    }
     return obj;
   },
 
@@ -1163,6 +1687,8 @@ export const ExecuteRequest: MessageFns<ExecuteRequest> = {
     message.callParams = object.callParams ?? undefined;
     message.idempotencyKey = object.idempotencyKey ?? "";
     message.taskNumber = object.taskNumber ?? "";
+    message.stream = object.stream ?? false;
+    message.mode = object.mode ?? "";
     return message;
   },
 };
@@ -1388,7 +1914,17 @@ export const Choice: MessageFns<Choice> = {
 };
 
 function createBaseCompletion(): Completion {
-  return { id: "", object: "", created: 0, model: "", choices: [], usage: undefined, taskNumber: "", extra: undefined };
+  return {
+    id: "",
+    object: "",
+    created: 0,
+    model: "",
+    choices: [],
+    usage: undefined,
+    taskNumber: "",
+    extra: undefined,
+    replayed: false,
+  };
 }
 
 export const Completion: MessageFns<Completion> = {
@@ -1416,6 +1952,9 @@ export const Completion: MessageFns<Completion> = {
     }
     if (message.extra !== undefined) {
       Struct.encode(Struct.wrap(message.extra), writer.uint32(66).fork()).join();
+    }
+    if (message.replayed !== false) {
+      writer.uint32(72).bool(message.replayed);
     }
     return writer;
   },
@@ -1497,6 +2036,14 @@ export const Completion: MessageFns<Completion> = {
             message.extra = Struct.unwrap(Struct.decode(reader, reader.uint32()));
             continue;
           }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.replayed = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1523,6 +2070,7 @@ export const Completion: MessageFns<Completion> = {
         ? globalThis.String(object.task_number)
         : "",
       extra: isObject(object.extra) ? object.extra : undefined,
+      replayed: isSet(object.replayed) ? globalThis.Boolean(object.replayed) : false,
     };
   },
 
@@ -1552,6 +2100,9 @@ export const Completion: MessageFns<Completion> = {
     if (message.extra !== undefined) {
       obj.extra = message.extra;
     }
+    if (message.replayed !== false) {
+      obj.replayed = message.replayed;
+    }
     return obj;
   },
 
@@ -1568,6 +2119,7 @@ export const Completion: MessageFns<Completion> = {
     message.usage = (object.usage !== undefined && object.usage !== null) ? Usage.fromPartial(object.usage) : undefined;
     message.taskNumber = object.taskNumber ?? "";
     message.extra = object.extra ?? undefined;
+    message.replayed = object.replayed ?? false;
     return message;
   },
 };
@@ -1763,7 +2315,7 @@ export const ChunkChoice: MessageFns<ChunkChoice> = {
 };
 
 function createBaseCompletionChunk(): CompletionChunk {
-  return { id: "", object: "", created: 0, model: "", choices: [], usage: undefined };
+  return { id: "", object: "", created: 0, model: "", choices: [], usage: undefined, taskNumber: "", replayed: false };
 }
 
 export const CompletionChunk: MessageFns<CompletionChunk> = {
@@ -1785,6 +2337,12 @@ export const CompletionChunk: MessageFns<CompletionChunk> = {
     }
     if (message.usage !== undefined) {
       Usage.encode(message.usage, writer.uint32(50).fork()).join();
+    }
+    if (message.taskNumber !== "") {
+      writer.uint32(58).string(message.taskNumber);
+    }
+    if (message.replayed !== false) {
+      writer.uint32(64).bool(message.replayed);
     }
     return writer;
   },
@@ -1850,6 +2408,22 @@ export const CompletionChunk: MessageFns<CompletionChunk> = {
             message.usage = Usage.decode(reader, reader.uint32());
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.taskNumber = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.replayed = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1870,6 +2444,12 @@ export const CompletionChunk: MessageFns<CompletionChunk> = {
       model: isSet(object.model) ? globalThis.String(object.model) : "",
       choices: globalThis.Array.isArray(object?.choices) ? object.choices.map((e: any) => ChunkChoice.fromJSON(e)) : [],
       usage: isSet(object.usage) ? Usage.fromJSON(object.usage) : undefined,
+      taskNumber: isSet(object.taskNumber)
+        ? globalThis.String(object.taskNumber)
+        : isSet(object.task_number)
+        ? globalThis.String(object.task_number)
+        : "",
+      replayed: isSet(object.replayed) ? globalThis.Boolean(object.replayed) : false,
     };
   },
 
@@ -1893,6 +2473,12 @@ export const CompletionChunk: MessageFns<CompletionChunk> = {
     if (message.usage !== undefined) {
       obj.usage = Usage.toJSON(message.usage);
     }
+    if (message.taskNumber !== "") {
+      obj.taskNumber = message.taskNumber;
+    }
+    if (message.replayed !== false) {
+      obj.replayed = message.replayed;
+    }
     return obj;
   },
 
@@ -1907,12 +2493,14 @@ export const CompletionChunk: MessageFns<CompletionChunk> = {
     message.model = object.model ?? "";
     message.choices = object.choices?.map((e) => ChunkChoice.fromPartial(e)) || [];
     message.usage = (object.usage !== undefined && object.usage !== null) ? Usage.fromPartial(object.usage) : undefined;
+    message.taskNumber = object.taskNumber ?? "";
+    message.replayed = object.replayed ?? false;
     return message;
   },
 };
 
 function createBaseSubmitResponse(): SubmitResponse {
-  return { detail: "", taskNumber: "", status: "", estimatedTime: "" };
+  return { detail: "", taskNumber: "", status: "", estimatedTime: "", replayed: false };
 }
 
 export const SubmitResponse: MessageFns<SubmitResponse> = {
@@ -1928,6 +2516,9 @@ export const SubmitResponse: MessageFns<SubmitResponse> = {
     }
     if (message.estimatedTime !== "") {
       writer.uint32(34).string(message.estimatedTime);
+    }
+    if (message.replayed !== false) {
+      writer.uint32(40).bool(message.replayed);
     }
     return writer;
   },
@@ -1977,6 +2568,14 @@ export const SubmitResponse: MessageFns<SubmitResponse> = {
             message.estimatedTime = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.replayed = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2003,6 +2602,7 @@ export const SubmitResponse: MessageFns<SubmitResponse> = {
         : isSet(object.estimated_time)
         ? globalThis.String(object.estimated_time)
         : "",
+      replayed: isSet(object.replayed) ? globalThis.Boolean(object.replayed) : false,
     };
   },
 
@@ -2020,6 +2620,9 @@ export const SubmitResponse: MessageFns<SubmitResponse> = {
     if (message.estimatedTime !== "") {
       obj.estimatedTime = message.estimatedTime;
     }
+    if (message.replayed !== false) {
+      obj.replayed = message.replayed;
+    }
     return obj;
   },
 
@@ -2032,6 +2635,128 @@ export const SubmitResponse: MessageFns<SubmitResponse> = {
     message.taskNumber = object.taskNumber ?? "";
     message.status = object.status ?? "";
     message.estimatedTime = object.estimatedTime ?? "";
+    message.replayed = object.replayed ?? false;
+    return message;
+  },
+};
+
+function createBasePreflightResult(): PreflightResult {
+  return { replay: false, task: undefined, completion: undefined, submission: undefined };
+}
+
+export const PreflightResult: MessageFns<PreflightResult> = {
+  encode(message: PreflightResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.replay !== false) {
+      writer.uint32(8).bool(message.replay);
+    }
+    if (message.task !== undefined) {
+      Task.encode(message.task, writer.uint32(18).fork()).join();
+    }
+    if (message.completion !== undefined) {
+      Completion.encode(message.completion, writer.uint32(26).fork()).join();
+    }
+    if (message.submission !== undefined) {
+      SubmitResponse.encode(message.submission, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PreflightResult {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePreflightResult();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.replay = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.task = Task.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.completion = Completion.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.submission = SubmitResponse.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PreflightResult {
+    return {
+      replay: isSet(object.replay) ? globalThis.Boolean(object.replay) : false,
+      task: isSet(object.task) ? Task.fromJSON(object.task) : undefined,
+      completion: isSet(object.completion) ? Completion.fromJSON(object.completion) : undefined,
+      submission: isSet(object.submission) ? SubmitResponse.fromJSON(object.submission) : undefined,
+    };
+  },
+
+  toJSON(message: PreflightResult): unknown {
+    const obj: any = {};
+    if (message.replay !== false) {
+      obj.replay = message.replay;
+    }
+    if (message.task !== undefined) {
+      obj.task = Task.toJSON(message.task);
+    }
+    if (message.completion !== undefined) {
+      obj.completion = Completion.toJSON(message.completion);
+    }
+    if (message.submission !== undefined) {
+      obj.submission = SubmitResponse.toJSON(message.submission);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<PreflightResult>): PreflightResult {
+    return PreflightResult.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PreflightResult>): PreflightResult {
+    const message = createBasePreflightResult();
+    message.replay = object.replay ?? false;
+    message.task = (object.task !== undefined && object.task !== null) ? Task.fromPartial(object.task) : undefined;
+    message.completion = (object.completion !== undefined && object.completion !== null)
+      ? Completion.fromPartial(object.completion)
+      : undefined;
+    message.submission = (object.submission !== undefined && object.submission !== null)
+      ? SubmitResponse.fromPartial(object.submission)
+      : undefined;
     return message;
   },
 };
@@ -2051,6 +2776,8 @@ function createBaseTask(): Task {
     updatedAt: "",
     startedAt: "",
     finishedAt: "",
+    mode: "",
+    attempts: 0,
   };
 }
 
@@ -2094,6 +2821,12 @@ export const Task: MessageFns<Task> = {
     }
     if (message.finishedAt !== "") {
       writer.uint32(106).string(message.finishedAt);
+    }
+    if (message.mode !== "") {
+      writer.uint32(114).string(message.mode);
+    }
+    if (message.attempts !== 0) {
+      writer.uint32(120).int32(message.attempts);
     }
     return writer;
   },
@@ -2215,6 +2948,22 @@ export const Task: MessageFns<Task> = {
             message.finishedAt = reader.string();
             continue;
           }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.mode = reader.string();
+            continue;
+          }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.attempts = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2282,6 +3031,8 @@ export const Task: MessageFns<Task> = {
         : isSet(object.finished_at)
         ? globalThis.String(object.finished_at)
         : "",
+      mode: isSet(object.mode) ? globalThis.String(object.mode) : "",
+      attempts: isSet(object.attempts) ? globalThis.Number(object.attempts) : 0,
     };
   },
 
@@ -2326,6 +3077,12 @@ export const Task: MessageFns<Task> = {
     if (message.finishedAt !== "") {
       obj.finishedAt = message.finishedAt;
     }
+    if (message.mode !== "") {
+      obj.mode = message.mode;
+    }
+    if (message.attempts !== 0) {
+      obj.attempts = Math.round(message.attempts);
+    }
     return obj;
   },
 
@@ -2347,6 +3104,8 @@ export const Task: MessageFns<Task> = {
     message.updatedAt = object.updatedAt ?? "";
     message.startedAt = object.startedAt ?? "";
     message.finishedAt = object.finishedAt ?? "";
+    message.mode = object.mode ?? "";
+    message.attempts = object.attempts ?? 0;
     return message;
   },
 };
@@ -2889,7 +3648,7 @@ function createBaseUpdateStatusRequest(): UpdateStatusRequest {
     status: "",
     taskProgress: undefined,
     taskResult: undefined,
-    comments: "",
+    comments: undefined,
     reporterToken: "",
   };
 }
@@ -2911,7 +3670,7 @@ export const UpdateStatusRequest: MessageFns<UpdateStatusRequest> = {
     if (message.taskResult !== undefined) {
       Value.encode(Value.wrap(message.taskResult), writer.uint32(42).fork()).join();
     }
-    if (message.comments !== "") {
+    if (message.comments !== undefined) {
       writer.uint32(50).string(message.comments);
     }
     if (message.reporterToken !== "") {
@@ -3020,7 +3779,7 @@ export const UpdateStatusRequest: MessageFns<UpdateStatusRequest> = {
         : isSet(object?.task_result)
         ? object.task_result
         : undefined,
-      comments: isSet(object.comments) ? globalThis.String(object.comments) : "",
+      comments: isSet(object.comments) ? globalThis.String(object.comments) : undefined,
       reporterToken: isSet(object.reporterToken)
         ? globalThis.String(object.reporterToken)
         : isSet(object.reporter_token)
@@ -3046,7 +3805,7 @@ export const UpdateStatusRequest: MessageFns<UpdateStatusRequest> = {
     if (message.taskResult !== undefined) {
       obj.taskResult = message.taskResult;
     }
-    if (message.comments !== "") {
+    if (message.comments !== undefined) {
       obj.comments = message.comments;
     }
     if (message.reporterToken !== "") {
@@ -3065,7 +3824,7 @@ export const UpdateStatusRequest: MessageFns<UpdateStatusRequest> = {
     message.status = object.status ?? "";
     message.taskProgress = object.taskProgress === undefined ? undefined : object.taskProgress;
     message.taskResult = object.taskResult === undefined ? undefined : object.taskResult;
-    message.comments = object.comments ?? "";
+    message.comments = object.comments ?? undefined;
     message.reporterToken = object.reporterToken ?? "";
     return message;
   },
@@ -3354,132 +4113,10 @@ export const BatchUpdateStatusResponse: MessageFns<BatchUpdateStatusResponse> = 
   },
 };
 
-function createBaseTaskEvent(): TaskEvent {
-  return { taskNumber: "", status: "", taskProgress: undefined, at: "" };
-}
-
-export const TaskEvent: MessageFns<TaskEvent> = {
-  encode(message: TaskEvent, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.taskNumber !== "") {
-      writer.uint32(10).string(message.taskNumber);
-    }
-    if (message.status !== "") {
-      writer.uint32(18).string(message.status);
-    }
-    if (message.taskProgress !== undefined) {
-      Value.encode(Value.wrap(message.taskProgress), writer.uint32(26).fork()).join();
-    }
-    if (message.at !== "") {
-      writer.uint32(34).string(message.at);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): TaskEvent {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseTaskEvent();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.taskNumber = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.status = reader.string();
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.taskProgress = Value.unwrap(Value.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.at = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): TaskEvent {
-    return {
-      taskNumber: isSet(object.taskNumber)
-        ? globalThis.String(object.taskNumber)
-        : isSet(object.task_number)
-        ? globalThis.String(object.task_number)
-        : "",
-      status: isSet(object.status) ? globalThis.String(object.status) : "",
-      taskProgress: isSet(object?.taskProgress)
-        ? object.taskProgress
-        : isSet(object?.task_progress)
-        ? object.task_progress
-        : undefined,
-      at: isSet(object.at) ? globalThis.String(object.at) : "",
-    };
-  },
-
-  toJSON(message: TaskEvent): unknown {
-    const obj: any = {};
-    if (message.taskNumber !== "") {
-      obj.taskNumber = message.taskNumber;
-    }
-    if (message.status !== "") {
-      obj.status = message.status;
-    }
-    if (message.taskProgress !== undefined) {
-      obj.taskProgress = message.taskProgress;
-    }
-    if (message.at !== "") {
-      obj.at = message.at;
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<TaskEvent>): TaskEvent {
-    return TaskEvent.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<TaskEvent>): TaskEvent {
-    const message = createBaseTaskEvent();
-    message.taskNumber = object.taskNumber ?? "";
-    message.status = object.status ?? "";
-    message.taskProgress = object.taskProgress === undefined ? undefined : object.taskProgress;
-    message.at = object.at ?? "";
-    return message;
-  },
-};
-
-/** Apps, task execution (sync, streamed, async), task state machine and queries. */
+/**
+ * Apps, task execution (sync, streamed, async), task state machine and queries.
+ * Task status changes are published on the bus (`tasks.status.<task_number>`), not streamed here.
+ */
 export type TasksService = typeof TasksService;
 export const TasksService = {
   createApp: {
@@ -3495,8 +4132,8 @@ export const TasksService = {
     path: "/tollgate.tasks.v1.Tasks/UpdateApp" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: UpsertAppRequest): Buffer => Buffer.from(UpsertAppRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): UpsertAppRequest => UpsertAppRequest.decode(value),
+    requestSerialize: (value: UpdateAppRequest): Buffer => Buffer.from(UpdateAppRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateAppRequest => UpdateAppRequest.decode(value),
     responseSerialize: (value: App): Buffer => Buffer.from(App.encode(value).finish()),
     responseDeserialize: (value: Buffer): App => App.decode(value),
   },
@@ -3526,6 +4163,29 @@ export const TasksService = {
     requestDeserialize: (value: Buffer): GetAppRequest => GetAppRequest.decode(value),
     responseSerialize: (value: App): Buffer => Buffer.from(App.encode(value).finish()),
     responseDeserialize: (value: Buffer): App => App.decode(value),
+  },
+  /** New reporter token of an externally-run app; the old one stops working. */
+  rotateReporterToken: {
+    path: "/tollgate.tasks.v1.Tasks/RotateReporterToken" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetAppRequest): Buffer => Buffer.from(GetAppRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetAppRequest => GetAppRequest.decode(value),
+    responseSerialize: (value: App): Buffer => Buffer.from(App.encode(value).finish()),
+    responseDeserialize: (value: Buffer): App => App.decode(value),
+  },
+  /**
+   * Before admission: every check of an execution (app, parameters: NOT_FOUND, INVALID_ARGUMENT) and
+   * its Idempotency-Key (a replay of an earlier submission, or ABORTED for another body).
+   */
+  preflight: {
+    path: "/tollgate.tasks.v1.Tasks/Preflight" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ExecuteRequest): Buffer => Buffer.from(ExecuteRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ExecuteRequest => ExecuteRequest.decode(value),
+    responseSerialize: (value: PreflightResult): Buffer => Buffer.from(PreflightResult.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PreflightResult => PreflightResult.decode(value),
   },
   executeSync: {
     path: "/tollgate.tasks.v1.Tasks/ExecuteSync" as const,
@@ -3602,24 +4262,21 @@ export const TasksService = {
       Buffer.from(BatchUpdateStatusResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): BatchUpdateStatusResponse => BatchUpdateStatusResponse.decode(value),
   },
-  /** Every state change of one task from now on, ending after a final state. */
-  watchTask: {
-    path: "/tollgate.tasks.v1.Tasks/WatchTask" as const,
-    requestStream: false as const,
-    responseStream: true as const,
-    requestSerialize: (value: GetTaskRequest): Buffer => Buffer.from(GetTaskRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): GetTaskRequest => GetTaskRequest.decode(value),
-    responseSerialize: (value: TaskEvent): Buffer => Buffer.from(TaskEvent.encode(value).finish()),
-    responseDeserialize: (value: Buffer): TaskEvent => TaskEvent.decode(value),
-  },
 } as const;
 
 export interface TasksServer extends UntypedServiceImplementation {
   createApp: handleUnaryCall<UpsertAppRequest, App>;
-  updateApp: handleUnaryCall<UpsertAppRequest, App>;
+  updateApp: handleUnaryCall<UpdateAppRequest, App>;
   getApp: handleUnaryCall<GetAppRequest, App>;
   listApps: handleUnaryCall<ListAppsRequest, ListAppsResponse>;
   deleteApp: handleUnaryCall<GetAppRequest, App>;
+  /** New reporter token of an externally-run app; the old one stops working. */
+  rotateReporterToken: handleUnaryCall<GetAppRequest, App>;
+  /**
+   * Before admission: every check of an execution (app, parameters: NOT_FOUND, INVALID_ARGUMENT) and
+   * its Idempotency-Key (a replay of an earlier submission, or ABORTED for another body).
+   */
+  preflight: handleUnaryCall<ExecuteRequest, PreflightResult>;
   executeSync: handleUnaryCall<ExecuteRequest, Completion>;
   executeStream: handleServerStreamingCall<ExecuteRequest, CompletionChunk>;
   submitAsync: handleUnaryCall<ExecuteRequest, SubmitResponse>;
@@ -3628,8 +4285,6 @@ export interface TasksServer extends UntypedServiceImplementation {
   listTasks: handleUnaryCall<ListTasksRequest, ListTasksResponse>;
   updateStatus: handleUnaryCall<UpdateStatusRequest, Task>;
   batchUpdateStatus: handleUnaryCall<BatchUpdateStatusRequest, BatchUpdateStatusResponse>;
-  /** Every state change of one task from now on, ending after a final state. */
-  watchTask: handleServerStreamingCall<GetTaskRequest, TaskEvent>;
 }
 
 export interface TasksClient extends Client {
@@ -3645,14 +4300,14 @@ export interface TasksClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: App) => void,
   ): ClientUnaryCall;
-  updateApp(request: UpsertAppRequest, callback: (error: ServiceError | null, response: App) => void): ClientUnaryCall;
+  updateApp(request: UpdateAppRequest, callback: (error: ServiceError | null, response: App) => void): ClientUnaryCall;
   updateApp(
-    request: UpsertAppRequest,
+    request: UpdateAppRequest,
     metadata: Metadata,
     callback: (error: ServiceError | null, response: App) => void,
   ): ClientUnaryCall;
   updateApp(
-    request: UpsertAppRequest,
+    request: UpdateAppRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: App) => void,
@@ -3695,6 +4350,41 @@ export interface TasksClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: App) => void,
+  ): ClientUnaryCall;
+  /** New reporter token of an externally-run app; the old one stops working. */
+  rotateReporterToken(
+    request: GetAppRequest,
+    callback: (error: ServiceError | null, response: App) => void,
+  ): ClientUnaryCall;
+  rotateReporterToken(
+    request: GetAppRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: App) => void,
+  ): ClientUnaryCall;
+  rotateReporterToken(
+    request: GetAppRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: App) => void,
+  ): ClientUnaryCall;
+  /**
+   * Before admission: every check of an execution (app, parameters: NOT_FOUND, INVALID_ARGUMENT) and
+   * its Idempotency-Key (a replay of an earlier submission, or ABORTED for another body).
+   */
+  preflight(
+    request: ExecuteRequest,
+    callback: (error: ServiceError | null, response: PreflightResult) => void,
+  ): ClientUnaryCall;
+  preflight(
+    request: ExecuteRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: PreflightResult) => void,
+  ): ClientUnaryCall;
+  preflight(
+    request: ExecuteRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: PreflightResult) => void,
   ): ClientUnaryCall;
   executeSync(
     request: ExecuteRequest,
@@ -3804,13 +4494,6 @@ export interface TasksClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: BatchUpdateStatusResponse) => void,
   ): ClientUnaryCall;
-  /** Every state change of one task from now on, ending after a final state. */
-  watchTask(request: GetTaskRequest, options?: Partial<CallOptions>): ClientReadableStream<TaskEvent>;
-  watchTask(
-    request: GetTaskRequest,
-    metadata?: Metadata,
-    options?: Partial<CallOptions>,
-  ): ClientReadableStream<TaskEvent>;
 }
 
 export const TasksClient = makeGenericClientConstructor(TasksService, "tollgate.tasks.v1.Tasks") as unknown as {

@@ -1,0 +1,66 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem, platform, release } from 'node:os';
+import { dirname } from 'node:path';
+
+export interface Row {
+  section: string;
+  setting: string;
+  throughput: number;
+  unit: string;
+  p50Ms?: number;
+  p99Ms?: number;
+  failed?: number;
+  note?: string;
+}
+
+export interface Section {
+  name: string;
+  status: 'ok' | 'skipped' | 'failed';
+  reason?: string;
+  rows: Row[];
+  raw?: unknown;
+}
+
+export function machine(postgres: string, loadAtStart: number[]) {
+  return {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+    node: process.version,
+    platform: `${platform()} ${release()}`,
+    postgres,
+    /** 1-minute load average before and after: other work on the machine shows here. */
+    loadAverage1m: { start: round2(loadAtStart[0]), end: round2(loadavg()[0]) },
+  };
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+const pad = (s: string, n: number) => (s.length >= n ? s : s + ' '.repeat(n - s.length));
+const lpad = (s: string, n: number) => (s.length >= n ? s : ' '.repeat(n - s.length) + s);
+const fmt = (n: number | undefined, digits = 2) => (n === undefined ? '' : Number.isInteger(n) ? n.toLocaleString('en-US') : n.toFixed(digits));
+
+/** The results as a fixed-width table, ratios against the single-client PostgreSQL insert rate. */
+export function table(sections: Section[], baseline?: number): string {
+  const header = ['section', 'setting', 'throughput', 'p50 ms', 'p99 ms', 'failed', '× pg insert (1 client)'];
+  const rows: string[][] = sections.flatMap((s) =>
+    s.status !== 'ok'
+      ? [[s.name, `${s.status.toUpperCase()}: ${s.reason ?? ''}`, '', '', '', '', '']]
+      : s.rows.map((r) => [
+          r.section,
+          r.setting,
+          `${fmt(r.throughput)} ${r.unit}`,
+          fmt(r.p50Ms),
+          fmt(r.p99Ms),
+          r.failed === undefined ? '' : fmt(r.failed),
+          baseline ? (r.throughput / baseline).toFixed(2) : '',
+        ]),
+  );
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (i === 1 && r[2] === '' ? 0 : r[i].length))));
+  const line = (cells: string[]) => cells.map((c, i) => (i >= 2 ? lpad(c, widths[i]) : pad(c, widths[i]))).join('  ');
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map((r) => (r[2] === '' && r[1].includes(':') ? `${pad(r[0], widths[0])}  ${r[1]}` : line(r)))].join('\n');
+}
+
+export function writeJson(path: string, data: unknown): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, JSON.stringify(data, null, 2) + '\n');
+}

@@ -1,0 +1,73 @@
+import type { Request, RequestHandler, Response } from 'express';
+import { AppError } from '@tollgate/kit';
+import type { Actor } from '@tollgate/protos/common';
+import type { Account, ApiKey, AuthenticateKeyResponse } from '@tollgate/protos/keys';
+import type { GatewayDeps } from '../deps';
+import { bearerCredential } from './bearer';
+import { fromMicros, toMicros } from './decimal';
+import { API_KEY_FORMAT, sha256Hex, time14Ms } from './secrets';
+import { usedQuotaOf } from './usage';
+
+/** Who a task request runs as, once its API key passed every check. `key.usedQuota` is set when the key has a quota. */
+export interface KeyPrincipal {
+  actor: Actor;
+  key: ApiKey;
+  account: Account;
+}
+
+async function verified(deps: GatewayDeps, rawKey: string, kind: string): Promise<AuthenticateKeyResponse> {
+  const hash = sha256Hex(rawKey);
+  const cached = deps.keyCache?.get(hash, kind);
+  if (cached) return cached;
+  const version = deps.keyCache?.version ?? 0;
+  const answer = await deps.upstreams.keys.authenticateKey({ key: rawKey, kind });
+  deps.keyCache?.set(hash, kind, answer, version);
+  return answer;
+}
+
+/**
+ * The spec's authentication order for one API key and one kind (agent|workflow|aiapp|chatbot or
+ * "passthrough"): 1 format, 2 existence, 3 status 启用, 4 account valid, 5 account status +
+ * permission + channel (keys service, cached), 6 quota not exhausted (billing usage), 7 not expired.
+ * Throws the AppError of the first failing check (401 / 403 / 429).
+ */
+export async function authenticateApiKey(deps: GatewayDeps, rawKey: string | undefined, kind: string): Promise<KeyPrincipal> {
+  if (!rawKey || !API_KEY_FORMAT.test(rawKey)) throw AppError.unauthenticated('invalid API key format: expected ak- followed by 32 characters');
+  const { key, account } = await verified(deps, rawKey, kind);
+  if (!key || !account) throw AppError.unauthenticated('invalid API key');
+
+  let usedQuota = '';
+  if (key.quota !== '') {
+    usedQuota = (await usedQuotaOf(deps, [key.id])).get(key.id) ?? '0';
+    const remaining = toMicros(key.quota) - toMicros(usedQuota);
+    if (remaining <= 0n) {
+      throw AppError.exhausted(`insufficient quota: this API key's quota of ${key.quota} is used up (used ${fromMicros(toMicros(usedQuota))})`, { limit: 'quota' });
+    }
+  }
+  if (key.expiredTime && time14Ms(key.expiredTime) <= Date.now()) throw AppError.unauthenticated(`API key expired at ${key.expiredTime} (UTC)`);
+
+  return {
+    actor: { accountId: account.id, isAdmin: account.permissions?.admin === true, apiKeyId: key.id },
+    key: { ...key, usedQuota },
+    account,
+  };
+}
+
+/**
+ * Authenticates `Authorization: Bearer <API_KEY>` for the kind `kindOf(req)` and sets
+ * `res.locals.principal` (read it with principalOf).
+ */
+export function requireApiKey(deps: GatewayDeps, kindOf: (req: Request) => string): RequestHandler {
+  return async (req, res, next) => {
+    const credential = bearerCredential(req, 'API_KEY');
+    res.locals.principal = await authenticateApiKey(deps, credential, kindOf(req));
+    next();
+  };
+}
+
+/** The principal set by requireApiKey; throws if the route was not behind it. */
+export function principalOf(res: Response): KeyPrincipal {
+  const principal = res.locals.principal as KeyPrincipal | undefined;
+  if (!principal) throw new Error('principalOf: the route is not behind requireApiKey');
+  return principal;
+}

@@ -1,0 +1,4 @@
+export * from './counters';
+export * from './gateway-metrics';
+export * from './http-metrics';
+export * from './route';

@@ -1,0 +1,45 @@
+import type { Completion, CompletionChunk, SubmitResponse, Task } from '@tollgate/protos/tasks';
+
+const usageJson = (u: Completion['usage']) => ({ prompt_tokens: u?.promptTokens ?? 0, completion_tokens: u?.completionTokens ?? 0, total_tokens: u?.totalTokens ?? 0 });
+
+/** The spec's completion response, plus the task number that recorded it. */
+export const completionJson = (c: Completion) => ({
+  id: c.id,
+  object: 'chat.completion' as const,
+  created: c.created,
+  model: c.model,
+  choices: c.choices.map((ch) => ({ index: ch.index, message: { role: 'assistant' as const, content: ch.message?.content ?? '' }, finish_reason: ch.finishReason })),
+  usage: usageJson(c.usage),
+  task_number: c.taskNumber,
+});
+
+/** The spec's stream chunk: `delta.content` fragments, `finish_reason` null until the last one. */
+export const chunkJson = (c: CompletionChunk) => ({
+  id: c.id,
+  object: 'chat.completion.chunk' as const,
+  created: c.created,
+  model: c.model,
+  choices: c.choices.map((ch) => ({
+    index: ch.index,
+    delta: ch.finishReason ? {} : { ...(ch.delta?.role && { role: ch.delta.role }), content: ch.delta?.content ?? '' },
+    finish_reason: ch.finishReason || null,
+  })),
+  ...(c.usage && { usage: usageJson(c.usage) }),
+});
+
+export const submissionJson = (s: SubmitResponse) => ({ detail: s.detail, task_number: s.taskNumber, status: s.status, estimated_time: s.estimatedTime });
+
+export const taskJson = (t: Task) => ({
+  task_number: t.taskNumber,
+  status: t.status,
+  task_progress: t.taskProgress ?? null,
+  task_result: t.taskResult ?? null,
+  comments: t.comments,
+  kind: t.kind,
+  app_id: t.appId,
+  mode: t.mode,
+  created_at: t.createdAt,
+  updated_at: t.updatedAt,
+  started_at: t.startedAt || null,
+  finished_at: t.finishedAt || null,
+});

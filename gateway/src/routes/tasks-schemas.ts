@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import { TASK_KINDS, TaskStatus } from '@tollgate/kit';
+
+const statuses = Object.values(TaskStatus) as [string, ...string[]];
+
+export const messageSchema = z.object({
+  role: z.enum(['user', 'assistant', 'system']),
+  content: z.string(),
+});
+
+/** The spec's execution request parameters. Unknown fields are ignored, as OpenAI-style clients send more. */
+export const executeBody = z.object({
+  messages: z.array(messageSchema).min(1),
+  model: z.string().min(1).max(200).optional(),
+  stream: z.boolean().default(false),
+  temperature: z.number().min(0).max(2).optional(),
+  max_tokens: z.number().int().positive().optional(),
+  app_id: z.string().optional().describe('optional; when given it must equal the path app_id'),
+  call_params: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** The spec's second variant (`POST /v1/agent/`); the conversation comes from call_params.messages or call_params.query. */
+export const agentVariantBody = z.object({
+  app_id: z.string().min(1),
+  api_key: z.string().optional().describe('used when there is no Authorization header; must match it when both are sent'),
+  wait_response: z.boolean().default(true),
+  call_params: z.record(z.string(), z.unknown()).default({}),
+});
+
+export const appPath = z.object({ app_id: z.string().min(1).max(64) });
+export const taskPath = z.object({ task_number: z.string().min(1).max(64) });
+
+export const batchQueryBody = z.object({ task_numbers: z.array(z.string().min(1).max(64)).min(1).max(100) });
+
+export const listQueryBody = z.object({
+  page: z.number().int().min(1).default(1),
+  page_size: z.number().int().min(1).max(100).default(20),
+  status: z.union([z.enum(statuses), z.array(z.enum(statuses))]).optional(),
+  kind: z.enum(TASK_KINDS).optional(),
+  app_id: z.string().min(1).max(64).optional(),
+  created_from: z.iso.datetime({ offset: true }).optional().describe('ISO 8601, inclusive'),
+  created_to: z.iso.datetime({ offset: true }).optional().describe('ISO 8601, exclusive'),
+});
+
+export const statusUpdate = z.object({
+  task_number: z.string().min(1).max(64),
+  status: z.enum(statuses),
+  task_progress: z.unknown().optional(),
+  task_result: z.unknown().optional(),
+  comments: z.string().max(10_000).optional(),
+});
+export const batchUpdateBody = z.object({ updates: z.array(statusUpdate).min(1).max(100) });
+
+const usage = z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() });
+
+export const completionSchema = z.object({
+  id: z.string(),
+  object: z.literal('chat.completion'),
+  created: z.number().int(),
+  model: z.string(),
+  choices: z.array(z.object({ index: z.number().int(), message: z.object({ role: z.literal('assistant'), content: z.string() }), finish_reason: z.string() })),
+  usage,
+  task_number: z.string(),
+});
+
+export const submissionSchema = z.object({ detail: z.string(), task_number: z.string(), status: z.string(), estimated_time: z.string() });
+
+export const taskSchema = z.object({
+  task_number: z.string(),
+  status: z.string(),
+  task_progress: z.unknown(),
+  task_result: z.unknown(),
+  comments: z.string(),
+  kind: z.string(),
+  app_id: z.string(),
+  mode: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+});
+
+export const taskEventSchema = z
+  .object({ task_number: z.string(), status: z.string(), task_progress: z.unknown(), task_result: z.unknown().optional(), comments: z.string().optional(), at: z.string() })
+  .describe('`event: status` with this as data; the first event is the current state, the stream ends after a final state');
+
+const detail = z.object({ detail: z.string() });
+const invalid = z.object({ detail: z.array(z.object({ loc: z.array(z.string()), msg: z.string(), type: z.string() })) });
+
+/** The error responses every task route can give. */
+export const taskErrors = {
+  401: { description: 'Missing, malformed, unknown or expired API key', schema: detail },
+  403: { description: 'Key or account state, permission or channel forbids this', schema: detail },
+  422: { description: 'A parameter failed validation', schema: invalid },
+  429: { description: 'Rate, concurrency or quota limit', schema: detail },
+};

@@ -1,0 +1,104 @@
+import { Router, type RequestHandler } from 'express';
+import { AppError, TASK_KINDS } from '@tollgate/kit';
+import type { GatewayDeps } from '../deps';
+import { principalOf, requireApiKey } from '../auth/api-key';
+import { executeAsync, executeJson, executeStream, idempotencyKeyOf } from './tasks-execute';
+import { agentVariantBody, appPath, completionSchema, executeBody, submissionSchema, taskErrors } from './tasks-schemas';
+
+/**
+ * The variant's body `api_key`: used as the credential when no Authorization header is sent;
+ * when both are sent they must be the same key (401 otherwise).
+ */
+const bodyApiKey: RequestHandler = (req, _res, next) => {
+  const key = (req.body as { api_key?: unknown } | undefined)?.api_key;
+  if (typeof key !== 'string' || key === '') return next();
+  const header = req.headers.authorization;
+  if (!header) {
+    req.headers.authorization = `Bearer ${key}`;
+    return next();
+  }
+  if (/^Bearer +(\S+) *$/i.exec(header)?.[1] !== key) throw AppError.unauthenticated('api_key in the body does not match the key in the Authorization header');
+  next();
+};
+
+const executionErrors = {
+  ...taskErrors,
+  404: { description: 'No app with this app_id for this kind (an app of another kind is the same 404)' },
+  409: { description: 'Idempotency-Key reused with another body, or its first request still running or cancelled' },
+  413: { description: 'Request body too large' },
+  503: { description: 'The upstream model provider failed (detail says how)' },
+  504: { description: 'The upstream model provider did not answer in time' },
+};
+
+/** `POST /v1/<kind>/<app_id>/sync|async` for the four kinds, and the `POST /v1/agent/` variant. */
+export function taskRoutes(deps: GatewayDeps): Router {
+  const router = Router();
+  for (const kind of TASK_KINDS) {
+    const before = [requireApiKey(deps, () => kind)];
+    const tags = ['Task execution'];
+    deps.book.add(
+      router,
+      {
+        method: 'post',
+        path: `/v1/${kind}/:app_id/sync`,
+        summary: `Run a ${kind} app and wait for its answer`,
+        description: 'stream:false answers the completion JSON; stream:true answers text/event-stream chunks ending with `data: [DONE]`. Optional `Idempotency-Key` header.',
+        tags,
+        security: 'apiKey',
+        params: appPath,
+        body: executeBody,
+        before,
+        responses: {
+          200: { description: 'stream:false: the completion JSON. stream:true: text/event-stream of `data: <chat.completion.chunk>` events, then `data: [DONE]`', schema: completionSchema },
+          ...executionErrors,
+        },
+      },
+      async ({ params, body }, req, res) => {
+        if (body.app_id !== undefined && body.app_id !== params.app_id) throw AppError.field(['body', 'app_id'], 'app_id in the body must equal the app_id in the path');
+        const ex = { kind, appId: params.app_id, ...body, idempotencyKey: idempotencyKeyOf(req) };
+        if (body.stream) await executeStream(deps, principalOf(res), ex, req, res);
+        else await executeJson(deps, principalOf(res), ex, res);
+      },
+    );
+    deps.book.add(
+      router,
+      {
+        method: 'post',
+        path: `/v1/${kind}/:app_id/async`,
+        summary: `Submit a ${kind} task; poll /v1/task-query/<task_number> or stream its /events`,
+        description: 'Optional `Idempotency-Key` header: the same key and body answer the same task.',
+        tags,
+        security: 'apiKey',
+        params: appPath,
+        body: executeBody,
+        before,
+        responses: { 200: { description: 'Accepted (status 等待中)', schema: submissionSchema }, ...executionErrors },
+      },
+      async ({ params, body }, req, res) => {
+        if (body.app_id !== undefined && body.app_id !== params.app_id) throw AppError.field(['body', 'app_id'], 'app_id in the body must equal the app_id in the path');
+        await executeAsync(deps, principalOf(res), { kind, appId: params.app_id, ...body, stream: false, idempotencyKey: idempotencyKeyOf(req) }, res);
+      },
+    );
+  }
+
+  deps.book.add(
+    router,
+    {
+      method: 'post',
+      path: '/v1/agent/',
+      summary: 'Run an agent app (second variant): wait_response true answers the completion, false submits it',
+      description: 'The conversation comes from call_params.messages or call_params.query. `api_key` in the body is used when no Authorization header is sent.',
+      tags: ['Task execution'],
+      security: 'apiKey',
+      body: agentVariantBody,
+      before: [bodyApiKey, requireApiKey(deps, () => 'agent')],
+      responses: { 200: { description: 'The completion (wait_response true) or the submission (false)', schema: completionSchema.or(submissionSchema) }, ...executionErrors },
+    },
+    async ({ body }, req, res) => {
+      const ex = { kind: 'agent', appId: body.app_id, messages: [], call_params: body.call_params, stream: false, idempotencyKey: idempotencyKeyOf(req) };
+      if (body.wait_response) await executeJson(deps, principalOf(res), ex, res);
+      else await executeAsync(deps, principalOf(res), ex, res);
+    },
+  );
+  return router;
+}

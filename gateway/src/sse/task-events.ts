@@ -1,0 +1,49 @@
+import type { Request, Response } from 'express';
+import { FINAL_TASK_STATUSES, taskStatusSubject, type TaskStatus, type TaskStatusEvent } from '@tollgate/kit';
+import type { Actor } from '@tollgate/protos/common';
+import type { GatewayDeps } from '../deps';
+import { taskJson } from '../routes/tasks-render';
+import { openSse } from './sse-stream';
+
+const isFinal = (status: string) => FINAL_TASK_STATUSES.includes(status as TaskStatus);
+
+/**
+ * `event: status` for the task's current state, then one per change published on the bus
+ * (`tasks.status.<task_number>`), ending after a final state (which carries task_result and comments).
+ * The bus is watched before the state is read, so no change between the two is missed.
+ */
+export async function taskEvents(deps: GatewayDeps, actor: Actor, taskNumber: string, req: Request, res: Response): Promise<void> {
+  const pending: TaskStatusEvent[] = [];
+  let deliver: ((e: TaskStatusEvent) => void) | undefined;
+  const watcher = await deps.bus.watch<TaskStatusEvent>(taskStatusSubject(taskNumber), (m) => (deliver ? deliver(m.data) : pending.push(m.data)));
+  try {
+    const task = await deps.upstreams.tasks.getTask({ actor, taskNumber });
+    const sse = openSse(req, res);
+    const snapshot = taskJson(task);
+    sse.send({ task_number: taskNumber, status: snapshot.status, task_progress: snapshot.task_progress, task_result: snapshot.task_result, comments: snapshot.comments, at: snapshot.updated_at }, 'status');
+    if (isFinal(snapshot.status)) return sse.end();
+
+    await new Promise<void>((resolve) => {
+      sse.signal.addEventListener('abort', () => resolve(), { once: true });
+      let ending = false;
+      deliver = (e) => {
+        if (ending || sse.closed || e.at <= snapshot.updated_at) return;
+        if (!isFinal(e.status)) return sse.send({ task_number: taskNumber, status: e.status, task_progress: e.task_progress ?? null, at: e.at }, 'status');
+        ending = true;
+        deps.upstreams.tasks
+          .getTask({ actor, taskNumber })
+          .then(
+            (final) => sse.send({ task_number: taskNumber, status: final.status, task_progress: final.taskProgress ?? null, task_result: final.taskResult ?? null, comments: final.comments, at: e.at }, 'status'),
+            () => sse.send({ task_number: taskNumber, status: e.status, task_progress: e.task_progress ?? null, at: e.at }, 'status'),
+          )
+          .finally(() => {
+            sse.end();
+            resolve();
+          });
+      };
+      for (const e of pending.splice(0)) deliver(e);
+    });
+  } finally {
+    await watcher.stop();
+  }
+}

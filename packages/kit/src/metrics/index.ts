@@ -1,0 +1,3 @@
+export * from './registry';
+export * from './grpc-metrics';
+export * from './metrics-server';

@@ -1,0 +1,56 @@
+import { implement, type Logger } from '@tollgate/kit';
+import { BillingService } from '@tollgate/protos/billing';
+import type { ServiceBinding } from '@tollgate/kit';
+import type { LevelLimits } from './config';
+import type { AdmissionRepo } from './repo/admission-repo';
+import type { LedgerRepo } from './repo/ledger-repo';
+import type { PriceRepo } from './repo/price-repo';
+import type { RateRepo } from './repo/rate-repo';
+import type { UsageRepo } from './repo/usage-repo';
+import { admit } from './usecases/admit';
+import { settle } from './usecases/settle';
+import { getUsage } from './usecases/get-usage';
+import { queryUsage } from './usecases/query-usage';
+import { listPrices, setPrice } from './usecases/prices';
+import { getBill } from './usecases/get-bill';
+import { hitRateLimit } from './usecases/hit-rate-limit';
+
+export interface BillingParts {
+  usage: UsageRepo;
+  admissions: AdmissionRepo;
+  prices: PriceRepo;
+  ledger: LedgerRepo;
+  rates: RateRepo;
+  limits: LevelLimits;
+  freezeGraceSeconds: number;
+}
+
+/** gRPC handlers: decode → use case → encode. */
+export function billingBinding(p: BillingParts, log: Logger): ServiceBinding {
+  return {
+    definition: BillingService,
+    implementation: implement(
+      BillingService,
+      {
+        admit: (r) =>
+          admit(p, {
+            ...r,
+            estimate: { inputTokens: r.estimatedInputTokens, outputTokens: r.estimatedOutputTokens, seconds: r.estimatedSeconds },
+          }),
+        settle: (r) =>
+          settle(p, {
+            taskNumber: r.taskNumber,
+            outcome: r.outcome,
+            units: { inputTokens: r.units?.inputTokens ?? 0, outputTokens: r.units?.outputTokens ?? 0, seconds: r.units?.seconds ?? '' },
+          }),
+        getUsage: async (r) => ({ items: await getUsage(p, r.apiKeyIds) }),
+        queryUsage: (r) => queryUsage(p, { actor: r.actor, accountId: r.accountId, apiKeyId: r.apiKeyId, from: r.from, to: r.to }),
+        listPrices: async () => ({ items: await listPrices(p) }),
+        setPrice: (r) => setPrice(p, r.actor, { kind: r.price?.kind ?? '', basis: r.price?.basis ?? '', unitPrice: r.price?.unitPrice ?? '' }),
+        getBill: (r) => getBill(p, { actor: r.actor, accountId: r.accountId, month: r.month }),
+        hitRateLimit: (r) => hitRateLimit(p, r),
+      },
+      log,
+    ),
+  };
+}

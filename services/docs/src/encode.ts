@@ -1,0 +1,40 @@
+import type { Document, Revision } from '@tollgate/protos/docs';
+import type { Actor as ActorMessage } from '@tollgate/protos/common';
+import { AppError } from '@tollgate/kit';
+import type { Actor, DocumentRow, RevisionRow } from './domain/document';
+
+export function toDocumentMessage(doc: DocumentRow): Document {
+  return {
+    id: doc.id,
+    slug: doc.slug,
+    title: doc.title,
+    content: doc.content,
+    category: doc.category,
+    tags: doc.tags,
+    authorAccountId: doc.authorAccountId,
+    status: doc.status,
+    version: doc.version,
+    createdAt: doc.createdAt.toISOString(),
+    updatedAt: doc.updatedAt.toISOString(),
+    deletedAt: doc.deletedAt ? doc.deletedAt.toISOString() : '',
+  };
+}
+
+export function toRevisionMessage(r: RevisionRow): Revision {
+  return {
+    documentId: r.documentId,
+    version: r.version,
+    title: r.title,
+    content: r.content,
+    category: r.category,
+    tags: r.tags,
+    authorAccountId: r.authorAccountId,
+    createdAt: r.createdAt.toISOString(),
+  };
+}
+
+/** Every docs RPC acts for someone the gateway authenticated. */
+export function actorOf(actor: ActorMessage | undefined): Actor {
+  if (!actor) throw AppError.unauthenticated('no actor on the request');
+  return { accountId: actor.accountId, isAdmin: actor.isAdmin };
+}

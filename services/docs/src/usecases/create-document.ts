@@ -1,0 +1,44 @@
+import { checkCategory, checkContent, checkSlug, checkStatus, checkTags, checkTitle, slugify, type Actor, type DocumentRow } from '../domain/document';
+import type { DocumentsRepo } from '../repo/documents-repo';
+import { AppError, ErrorCode } from '@tollgate/kit';
+
+export interface CreateDocumentInput {
+  title: string;
+  content: string;
+  category: string;
+  tags: string[];
+  /** Empty means published. */
+  status: string;
+  /** Empty means derived from the title. */
+  slug: string;
+}
+
+const ATTEMPTS = 5;
+
+/** A new document at version 1 (with its first revision and a `created` event); the actor is its author. */
+export async function createDocument(repo: DocumentsRepo, actor: Actor, input: CreateDocumentInput): Promise<DocumentRow> {
+  const fields = {
+    title: checkTitle(input.title),
+    content: checkContent(input.content),
+    category: checkCategory(input.category),
+    tags: checkTags(input.tags),
+    status: checkStatus(input.status || 'published'),
+  };
+  if (input.slug) return repo.create({ ...fields, slug: checkSlug(input.slug) }, actor.accountId);
+  const base = slugify(fields.title) || 'document';
+  for (let attempt = 1; ; attempt++) {
+    const slug = freeSlug(base, await repo.slugsLike(base));
+    try {
+      return await repo.create({ ...fields, slug }, actor.accountId);
+    } catch (err) {
+      const raced = err instanceof AppError && err.code === ErrorCode.AlreadyExists;
+      if (!raced || attempt >= ATTEMPTS) throw err;
+    }
+  }
+}
+
+/** `base`, else `base-2`, `base-3`, … whichever is not taken. */
+export function freeSlug(base: string, taken: Set<string>): string {
+  if (!taken.has(base)) return base;
+  for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
+}

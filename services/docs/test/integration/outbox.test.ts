@@ -1,0 +1,70 @@
+import { startDocs, eventually, type DocsHarness } from './docs-harness';
+import { createDocsDb, type DocsDb } from '../../src/db';
+
+const alice = { accountId: 1, isAdmin: false, apiKeyId: 0 };
+const fields = { content: 'body', category: 'c', tags: [], status: '', slug: '' };
+
+// Every change writes its event in the same transaction; the relay publishes the outbox to the bus.
+describe('docs outbox relay', () => {
+  let h: DocsHarness | null;
+  let db: DocsDb;
+  beforeAll(async () => {
+    h = await startDocs();
+    if (h) db = createDocsDb(h.databaseUrl);
+  });
+  afterAll(async () => {
+    await db?.$disconnect();
+    await h?.stop();
+  });
+
+  it('publishes created, updated and deleted events in order with the document versions', async () => {
+    if (!h) return;
+    const doc = await h.client.createDocument({ actor: alice, title: 'Evented', ...fields });
+    await h.client.updateDocument({ actor: alice, id: doc.id, title: 'Evented 2', tags: [], tagsSet: false });
+    await h.client.deleteDocument({ actor: alice, id: doc.id, permanent: false });
+    await h.client.restoreDocument({ actor: alice, id: doc.id });
+    await h.client.deleteDocument({ actor: alice, id: doc.id, permanent: true });
+    const mine = await eventually(() => {
+      const list = h!.events.filter((e) => e.id === doc.id);
+      return list.length === 5 ? list : undefined;
+    }, 'five events');
+    expect(mine.map((e) => [e.change, e.version])).toEqual([
+      ['created', 1],
+      ['updated', 2],
+      ['deleted', 3],
+      ['updated', 4],
+      ['deleted', 5],
+    ]);
+    expect(mine[1].document).toMatchObject({ title: 'Evented 2', status: 'published', author_account_id: 1, deleted_at: null });
+    expect(mine[2].document?.deleted_at).toEqual(expect.any(String));
+    expect(mine[4].document).toBeUndefined();
+    await eventually(async () => (await db.outboxEvent.count({ where: { publishedAt: null } })) === 0, 'outbox marked published');
+  });
+
+  it('keeps events written while the bus is down and publishes them once it is back', async () => {
+    if (!h) return;
+    h.bus.down = true;
+    const created = await h.client.createDocument({ actor: alice, title: 'Written during an outage', ...fields });
+    await h.client.updateDocument({ actor: alice, id: created.id, content: 'still down', tags: [], tagsSet: false });
+    await eventually(async () => (await db.outboxEvent.count({ where: { publishedAt: null } })) === 2 || undefined, 'two pending rows');
+    expect(h.events.some((e) => e.id === created.id)).toBe(false);
+
+    h.bus.down = false;
+    const mine = await eventually(() => {
+      const list = h!.events.filter((e) => e.id === created.id);
+      return list.length === 2 ? list : undefined;
+    }, 'events after the outage');
+    expect(mine.map((e) => e.version)).toEqual([1, 2]);
+    await eventually(async () => (await db.outboxEvent.count({ where: { publishedAt: null } })) === 0 || undefined, 'outbox drained');
+  });
+
+  it('writes no event for a change that rolled back', async () => {
+    if (!h) return;
+    const before = await db.outboxEvent.count();
+    await h.client.createDocument({ actor: alice, title: 'Taken', ...fields, slug: 'taken-slug' }).catch(() => undefined);
+    const after1 = await db.outboxEvent.count();
+    await expect(h.client.createDocument({ actor: alice, title: 'Taken', ...fields, slug: 'taken-slug' })).rejects.toThrow('already used');
+    expect(await db.outboxEvent.count()).toBe(after1);
+    expect(after1).toBe(before + 1);
+  });
+});

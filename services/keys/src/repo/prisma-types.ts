@@ -1,0 +1,2 @@
+export type { Account, ApiKey } from '../generated/prisma/client';
+export type { KeysDb } from '../db';

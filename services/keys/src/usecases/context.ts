@@ -1,0 +1,26 @@
+import type { Logger } from '@tollgate/kit';
+import type { AccountRepo } from '../repo/account-repo';
+import type { KeyRepo } from '../repo/key-repo';
+import type { ChangePublisher } from '../domain/events';
+
+/** What every use case is given: the repositories, the change publisher, a clock and the activity recorder. */
+export interface KeysContext {
+  accounts: AccountRepo;
+  keys: KeyRepo;
+  events: ChangePublisher;
+  log: Logger;
+  now(): Date;
+  /** Records account activity; throttled to one write a minute per account; never fails. */
+  touch(accountId: number): Promise<void>;
+}
+
+export function activityRecorder(accounts: AccountRepo, log: Logger): (accountId: number) => Promise<void> {
+  const last = new Map<number, number>();
+  return async (accountId) => {
+    const now = Date.now();
+    if (now - (last.get(accountId) ?? 0) < 60_000) return;
+    if (last.size > 100_000) last.clear();
+    last.set(accountId, now);
+    await accounts.touch(accountId).catch((err: unknown) => log.warn({ err, accountId }, 'could not record account activity'));
+  };
+}

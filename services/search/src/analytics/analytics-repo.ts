@@ -1,0 +1,75 @@
+import type { SearchDb } from '../db';
+
+export type QueryKind = 'search' | 'advanced';
+
+export interface QueryRecord {
+  query: string;
+  kind: QueryKind;
+  resultCount: number;
+  latencyMs: number;
+  accountId?: number;
+}
+
+export interface QueryCountRow {
+  query: string;
+  count: number;
+  avgResults: number;
+  lastAt: Date;
+}
+
+export interface VolumeRow {
+  period: Date;
+  count: number;
+  zeroResults: number;
+}
+
+export interface Totals {
+  total: number;
+  avgLatencyMs: number;
+  p95LatencyMs: number;
+  zeroResultTotal: number;
+}
+
+export type Interval = 'hour' | 'day';
+
+/** Every search the service answered: what was asked, how many results, how long it took. */
+export class AnalyticsRepo {
+  constructor(private readonly db: SearchDb) {}
+
+  async record(r: QueryRecord): Promise<void> {
+    await this.db.searchQuery.create({
+      data: { query: r.query, kind: r.kind, resultCount: r.resultCount, latencyMs: Math.round(r.latencyMs), accountId: r.accountId || null },
+    });
+  }
+
+  topQueries(from: Date, to: Date, limit: number, zeroOnly: boolean): Promise<QueryCountRow[]> {
+    return this.db.$queryRaw<QueryCountRow[]>`
+      SELECT query, count(*)::int AS count, avg(result_count)::float8 AS "avgResults", max(created_at) AS "lastAt"
+      FROM search_queries
+      WHERE created_at >= ${from} AND created_at < ${to} AND query <> ''
+        AND (${!zeroOnly} OR result_count = 0)
+      GROUP BY query
+      ORDER BY count(*) DESC, max(created_at) DESC
+      LIMIT ${limit}`;
+  }
+
+  volume(from: Date, to: Date, interval: Interval): Promise<VolumeRow[]> {
+    return this.db.$queryRaw<VolumeRow[]>`
+      SELECT date_trunc(${interval}, created_at) AS period, count(*)::int AS count,
+             (count(*) FILTER (WHERE result_count = 0))::int AS "zeroResults"
+      FROM search_queries
+      WHERE created_at >= ${from} AND created_at < ${to}
+      GROUP BY 1 ORDER BY 1`;
+  }
+
+  async totals(from: Date, to: Date): Promise<Totals> {
+    const [row] = await this.db.$queryRaw<Totals[]>`
+      SELECT count(*)::int AS total,
+             coalesce(avg(latency_ms), 0)::float8 AS "avgLatencyMs",
+             coalesce(percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms), 0)::float8 AS "p95LatencyMs",
+             (count(*) FILTER (WHERE result_count = 0))::int AS "zeroResultTotal"
+      FROM search_queries
+      WHERE created_at >= ${from} AND created_at < ${to}`;
+    return row;
+  }
+}

@@ -1,0 +1,32 @@
+/** The index's notion of a word: what lies between whitespace and punctuation (MiniSearch's own split). */
+export const WORD = /[^\n\r\p{Z}\p{P}]+/gu;
+
+/** Lower case, accents removed: "Über" and "uber" are the same term. */
+export function normalizeTerm(term: string): string {
+  return term.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+}
+
+export function words(text: string): string[] {
+  return text.match(WORD) ?? [];
+}
+
+/** Markdown reduced to the text a reader sees: no code fences, link targets, images, emphasis or heading marks. */
+export function markdownToText(markdown: string): string {
+  return markdown
+    .replace(/```[^\n]*\n([\s\S]*?)```/g, '$1')
+    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/<[^>\n]+>/g, ' ')
+    .replace(/^\s{0,3}(#{1,6}|>|[-*+]|\d+\.)\s+/gm, '')
+    .replace(/(\*\*|__|~~|`)/g, '')
+    .replace(/(^|\s)[*_](\S)/g, '$1$2')
+    .replace(/(\S)[*_](?=\s|$|[.,;:!?])/g, '$1')
+    .replace(/\|/g, ' ')
+    .replace(/[ \t]+/g, ' ')
+    .replace(/\n{2,}/g, '\n')
+    .trim();
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+}

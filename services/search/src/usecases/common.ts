@@ -1,0 +1,52 @@
+import { AppError } from '@tollgate/kit';
+import type { AnalyticsRepo, QueryKind } from '../analytics/analytics-repo';
+import type { EngineHit, EngineQuery, SearchEngine } from '../engine/types';
+import type { Logger } from '@tollgate/kit';
+
+export const MAX_QUERY_CHARS = 200;
+export const DEFAULT_LIMIT = 10;
+export const MAX_LIMIT = 100;
+/** Deepest result reachable by paging (offset + limit). */
+export const MAX_WINDOW = 10_000;
+
+export interface SearchDeps {
+  engine: SearchEngine;
+  analytics: AnalyticsRepo;
+  log: Logger;
+}
+
+export interface SearchPage {
+  hits: EngineHit[];
+  total: number;
+  page: number;
+  pageSize: number;
+  tookMs: number;
+}
+
+/** Lower case, single spaces: how a query is counted in analytics. */
+export function normalizeQuery(q: string): string {
+  return q.trim().replace(/\s+/g, ' ').toLowerCase().slice(0, MAX_QUERY_CHARS);
+}
+
+export function checkQueryLength(q: string, loc: string[]): string {
+  if (q.length > MAX_QUERY_CHARS) throw AppError.field(loc, `${loc[loc.length - 1]}: at most ${MAX_QUERY_CHARS} characters`);
+  return q;
+}
+
+export function paging(page: number | undefined, limit: number | undefined): { page: number; pageSize: number; offset: number } {
+  const pageSize = Math.min(MAX_LIMIT, Math.max(1, limit || DEFAULT_LIMIT));
+  const p = Math.max(1, page || 1);
+  if ((p - 1) * pageSize + pageSize > MAX_WINDOW) throw AppError.field(['query', 'page'], `page: results beyond the first ${MAX_WINDOW} cannot be paged to; refine the query`);
+  return { page: p, pageSize, offset: (p - 1) * pageSize };
+}
+
+/** Runs the query on the engine and records it for analytics (a failed record is logged, never fails the search). */
+export async function runAndRecord(deps: SearchDeps, query: EngineQuery, record: { kind: QueryKind; accountId?: number }, page: number): Promise<SearchPage> {
+  const started = process.hrtime.bigint();
+  const result = await deps.engine.search(query);
+  const tookMs = Number(process.hrtime.bigint() - started) / 1e6;
+  await deps.analytics
+    .record({ query: normalizeQuery(query.q), kind: record.kind, resultCount: result.total, latencyMs: tookMs, accountId: record.accountId })
+    .catch((err: unknown) => deps.log.error({ err }, 'search analytics not recorded'));
+  return { hits: result.hits, total: result.total, page, pageSize: query.limit, tookMs: Math.round(tookMs) };
+}

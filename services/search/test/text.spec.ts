@@ -1,0 +1,42 @@
+import { highlightAll, snippet } from '../src/engine/highlight';
+import { escapeHtml, markdownToText, normalizeTerm } from '../src/engine/text';
+
+describe('text for the index', () => {
+  it('reduces markdown to readable text', () => {
+    const md = '# Title\n\nSome **bold** and _em_ text with a [link](http://x.y) and `code`.\n\n- item one\n- item two\n\n```ts\nconst a = 1;\n```\n![alt text](img.png)';
+    const text = markdownToText(md);
+    expect(text).toContain('Title');
+    expect(text).toContain('Some bold and em text with a link and code.');
+    expect(text).toContain('item one');
+    expect(text).toContain('const a = 1;');
+    expect(text).toContain('alt text');
+    expect(text).not.toMatch(/[#*`]|http:|\]\(/);
+  });
+
+  it('normalizes case and accents', () => {
+    expect(normalizeTerm('Über')).toBe('uber');
+    expect(escapeHtml(`<a href="x">'&'</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
+  });
+
+  it('marks matched words, whatever their case or accents', () => {
+    expect(highlightAll('Über Install <x>', new Set(['uber', 'install']))).toBe('<mark>Über</mark> <mark>Install</mark> &lt;x&gt;');
+  });
+
+  it('cuts a snippet around the densest matches on word boundaries', () => {
+    const filler = 'lorem ipsum dolor sit amet '.repeat(20);
+    const text = `${filler}needle here and another needle there ${filler}`;
+    const s = snippet(text, new Set(['needle']), 80);
+    expect(s.startsWith('…')).toBe(true);
+    expect(s.endsWith('…')).toBe(true);
+    expect(s.match(/<mark>needle<\/mark>/g)).toHaveLength(2);
+    expect(s.replace(/<\/?mark>|…/g, '').length).toBeLessThanOrEqual(80);
+    const whole = new Set(['lorem', 'ipsum', 'dolor', 'sit', 'amet', 'needle', 'here', 'and', 'another', 'there']);
+    const plain = s.replace(/<\/?mark>|…/g, '').split(' ');
+    expect(whole.has(plain[0])).toBe(true);
+    expect(whole.has(plain[plain.length - 1])).toBe(true);
+  });
+
+  it('starts at the beginning when nothing in the text matched', () => {
+    expect(snippet('short text', new Set(['zzz']))).toBe('short text');
+  });
+});

@@ -1,0 +1,84 @@
+import type { TaskStatus } from '@tollgate/kit';
+
+export type Role = 'user' | 'assistant' | 'system';
+export interface ChatMessage {
+  role: Role;
+  content: string;
+}
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+export interface Actor {
+  accountId: number;
+  isAdmin: boolean;
+  apiKeyId: number;
+}
+
+export type ExecutionMode = 'sync' | 'async' | 'external';
+
+/** What a task was asked to do, as stored in its `request` column. */
+export interface TaskRequest {
+  messages: ChatMessage[];
+  model?: string;
+  temperature?: number;
+  max_tokens?: number;
+  call_params: Record<string, unknown>;
+  stream: boolean;
+}
+
+/** The spec's completion response (`chat.completion`). */
+export interface CompletionJson {
+  id: string;
+  object: 'chat.completion';
+  created: number;
+  model: string;
+  choices: Array<{ index: number; message: { role: 'assistant'; content: string }; finish_reason: string }>;
+  usage: Usage;
+}
+
+export interface TaskRecord {
+  taskNumber: string;
+  appId: string;
+  kind: string;
+  accountId: number;
+  apiKeyId: number;
+  status: TaskStatus;
+  mode: ExecutionMode;
+  request: TaskRequest;
+  progress: unknown;
+  result: unknown;
+  comments: string;
+  usage: Usage | null;
+  idempotencyKey: string | null;
+  requestHash: string | null;
+  leaseOwner: string | null;
+  attempts: number;
+  createdAt: Date;
+  updatedAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+}
+
+export type ProviderName = 'echo' | 'openai-compatible' | 'external';
+
+export interface AppRecord {
+  id: string;
+  kind: string;
+  name: string;
+  ownerAccountId: number | null;
+  provider: ProviderName;
+  model: string;
+  systemPrompt: string;
+  settings: Record<string, unknown>;
+  public: boolean;
+  baseUrl: string;
+  apiKey: string;
+  timeoutMs: number;
+  reporterTokenHash: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}

@@ -1,0 +1,44 @@
+import { AppError, TASKS_SUBMITTED_SUBJECT, TaskStatus } from '@tollgate/kit';
+import type { TasksContext } from '../context';
+import { estimateTime } from './estimate-time';
+import { findReplay, prepareExecution, type ExecuteInput } from './prepare-execution';
+import { asyncReplay, type SubmitAnswer } from './replay';
+
+/**
+ * Queues a task (等待中) in the tasks table. Tollgate's workers run it; an app of the `external`
+ * provider is run by its reporter instead, through the status update endpoint.
+ */
+export async function submitAsync(ctx: TasksContext, input: ExecuteInput): Promise<SubmitAnswer> {
+  const prepared = await prepareExecution(ctx, { ...input, mode: 'async' });
+  const { app, request, taskNumber, requestHash } = prepared;
+  if (prepared.replay) return asyncReplay(ctx, prepared.replay);
+  const mode = app.provider === 'external' ? 'external' : 'async';
+
+  const created = await ctx.tasks.create({
+    taskNumber,
+    appId: app.id,
+    kind: app.kind,
+    accountId: input.actor.accountId,
+    apiKeyId: input.actor.apiKeyId,
+    mode,
+    request,
+    idempotencyKey: input.idempotencyKey || null,
+    requestHash,
+  });
+  if (created === 'duplicate') {
+    const earlier = await findReplay(ctx, input.actor, input.idempotencyKey, requestHash);
+    if (!earlier) throw AppError.conflict(`task number ${taskNumber} is already taken`);
+    return asyncReplay(ctx, earlier);
+  }
+  await ctx.outbox.flush();
+  if (mode === 'async') {
+    await ctx.bus.publish(TASKS_SUBMITTED_SUBJECT, { task_number: taskNumber }).catch((err: unknown) => ctx.log.warn({ err }, 'wake-up not published; workers poll'));
+  }
+  return {
+    detail: mode === 'async' ? 'task accepted; poll GET /v1/task-query/<task_number> for its result' : 'task accepted; the external app reports its progress',
+    task_number: taskNumber,
+    status: TaskStatus.Waiting,
+    estimated_time: await estimateTime(ctx, app.id, mode),
+    replayed: false,
+  };
+}

@@ -1,0 +1,60 @@
+import { AppError, TaskStatus } from '@tollgate/kit';
+import type { TasksContext } from '../context';
+import { canSeeTask, taskNotFound } from '../domain/access';
+import { hashReporterToken } from '../domain/reporter-token';
+import { assertTransition, isFinal, isTaskStatus } from '../domain/status';
+import type { Actor, AppRecord, TaskRecord } from '../domain/types';
+import type { TaskChange } from '../repo/task-repo';
+
+export interface UpdateStatusInput {
+  actor?: Actor;
+  /** Secret of an externally-run app: authorises every change on that app's tasks. */
+  reporterToken?: string;
+  taskNumber: string;
+  status: string;
+  progress?: unknown;
+  result?: unknown;
+  comments?: string;
+}
+
+async function reporterApp(ctx: TasksContext, token: string | undefined): Promise<AppRecord | null> {
+  if (!token) return null;
+  const app = await ctx.apps.findByReporterTokenHash(hashReporterToken(token));
+  if (!app || app.provider !== 'external') throw AppError.unauthenticated('unknown reporter token');
+  return app;
+}
+
+/**
+ * One state change through the state machine. Order: the task must be visible (404 otherwise), the
+ * transition legal (409 naming both states), then the caller allowed: an owner's key may only cancel;
+ * admin credentials and the app's reporter may make every legal change (and report progress while 执行中).
+ */
+export async function updateStatus(ctx: TasksContext, input: UpdateStatusInput): Promise<TaskRecord> {
+  if (!isTaskStatus(input.status)) throw AppError.field(['body', 'status'], `status must be one of ${Object.values(TaskStatus).join(', ')}`, 'enum');
+  const to = input.status;
+  const reporter = await reporterApp(ctx, input.reporterToken);
+  const task = await ctx.tasks.find(input.taskNumber);
+  const reporting = !!reporter && task?.appId === reporter.id;
+  if (!task || !(reporting || canSeeTask(input.actor, task))) throw taskNotFound(input.taskNumber);
+
+  const privileged = reporting || !!input.actor?.isAdmin;
+  assertTransition(task.status, to, privileged);
+  if (!privileged && to !== TaskStatus.Cancelled) {
+    throw AppError.forbidden("an API key may only cancel its own tasks (已取消); other changes need admin credentials or the app's reporter token");
+  }
+  const change: TaskChange = {
+    ...(input.progress !== undefined && { progress: input.progress }),
+    ...(input.result !== undefined && { result: input.result }),
+    comments: input.comments ?? (to === TaskStatus.Cancelled ? (privileged ? 'cancelled by an administrator or the app' : 'cancelled by the owner') : undefined),
+  };
+  if (change.comments === undefined) delete change.comments;
+
+  const updated = await ctx.tasks.transition(task.taskNumber, [task.status], to, change);
+  if (!updated) {
+    const now = await ctx.tasks.find(task.taskNumber);
+    throw AppError.conflict(`illegal status transition: ${now?.status ?? task.status} → ${to} (the task changed meanwhile)`, { from: now?.status, to });
+  }
+  await ctx.outbox.flush();
+  if (isFinal(to)) ctx.running.abort(task.taskNumber, 'cancelled');
+  return updated;
+}

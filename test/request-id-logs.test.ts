@@ -1,0 +1,78 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { SERVICE_NAMES, createLogger } from '@tollgate/kit';
+import { createTestDatabase, dropTestDatabase, releaseTestPostgres } from '@tollgate/kit/src/testing/postgres';
+import { loadSystemConfig, startEmbeddedSystem, type EmbeddedSystem } from '@tollgate/system';
+
+interface Line {
+  level: number;
+  msg: string;
+  requestId?: string;
+  service?: string;
+  [key: string]: unknown;
+}
+
+// One request id from the gateway's HTTP request through gRPC into the service's log lines.
+describe('request id in the logs', () => {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  let system: EmbeddedSystem | undefined;
+  const urls: string[] = [];
+  const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-logs-'));
+
+  beforeAll(async () => {
+    const env: Record<string, string> = { TOLLGATE_ADMIN_TOKEN: 'tg-logs-admin-token-0123456789abcdef', TOLLGATE_DATA_DIR: dataDir };
+    for (const name of SERVICE_NAMES) {
+      const url = await createTestDatabase(`logs_${name}`);
+      if (!url) return;
+      urls.push(url);
+      env[`DATABASE_URL_${name.toUpperCase()}`] = url;
+    }
+    const log = createLogger({ name: 'tollgate', level: 'debug', destination: sink });
+    system = await startEmbeddedSystem({ config: loadSystemConfig({ PORT: '0', HTTPS_PORT: '0', ...env }), log, env });
+  });
+  afterAll(async () => {
+    await system?.stop();
+    for (const url of urls) await dropTestDatabase(url);
+    await releaseTestPostgres();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('writes JSON lines', () => {
+    if (!system) return;
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
+  });
+
+  it('puts the gateway request’s id on the gateway’s lines and on the keys service’s lines for the same request', async () => {
+    if (!system) return;
+    const requestId = `logs-${Date.now().toString(36)}`;
+    const res = await fetch(`${system.gateway.httpUrl}/apikeys/list`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-request-id': requestId },
+      body: new URLSearchParams({ token: 'no-such-user-token-0123456789abcdef' }),
+    });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('x-request-id')).toBe(requestId);
+    await new Promise((r) => setTimeout(r, 50));
+
+    const parsed = lines.map((l) => JSON.parse(l) as Line);
+    const mentioning = parsed.filter((l) => JSON.stringify(l).includes(requestId));
+    const services = new Set(mentioning.map((l) => l.service));
+    expect(services).toEqual(new Set(['gateway', 'keys']));
+    for (const line of mentioning) expect({ msg: line.msg, requestId: line.requestId }).toEqual({ msg: line.msg, requestId });
+    expect(mentioning.find((l) => l.service === 'keys')?.msg).toBe('rpc rejected');
+  });
+
+  it('never repeats the requestId key on a line', () => {
+    if (!system) return;
+    for (const line of lines) expect(line.match(/"requestId":/g)?.length ?? 0).toBeLessThanOrEqual(1);
+  });
+});
