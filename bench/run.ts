@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { SingleBar, Presets } from 'cli-progress';
 import { createBenchAccount } from './account';
@@ -107,6 +107,10 @@ async function insertSection(b: BenchSystem): Promise<Section> {
 async function searchSection(b: BenchSystem): Promise<Section> {
   const file = join(__dirname, 'search.ts');
   if (!existsSync(file)) return { name: 'search', status: 'skipped', reason: 'bench/search.ts does not exist yet', rows: [] };
+  // Importing a standalone script would run it: only a module that exports the entry point is called.
+  if (!/export\s+(async\s+function\s+runSearchBench|default)\b/.test(readFileSync(file, 'utf8'))) {
+    return { name: 'search', status: 'skipped', reason: 'bench/search.ts exports no runSearchBench (it is a standalone script: pnpm exec tsx bench/search.ts; results in docs/search.md)', rows: [] };
+  }
   const mod = (await import('./search' as string)) as Record<string, unknown>;
   const fn = (mod.runSearchBench ?? mod.default) as ((opts: { system: BenchSystem['system']; https: string }) => Promise<unknown>) | undefined;
   if (typeof fn !== 'function') return { name: 'search', status: 'skipped', reason: `bench/search.ts exports no runSearchBench (exports: ${Object.keys(mod).join(', ') || 'none'})`, rows: [] };

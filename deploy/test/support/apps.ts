@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { SERVICE_NAMES, DEFAULT_GRPC_PORTS, type ServiceName } from '@tollgate/kit';
-import { gatewayConfigSchema } from '@tollgate/gateway';
+import { gatewayConfigSchema } from '@tollgate/gateway/src/config';
 import { configReads, type ConfigReads, type EnvSchema } from './config-reads';
 
 export const REPO = join(__dirname, '..', '..', '..');
