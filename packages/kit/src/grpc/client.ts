@@ -12,15 +12,11 @@ export interface CallSettings {
 type UnaryFn = (req: never, md: Metadata, opts: Partial<CallOptions>, cb: (e: ServiceError | null, res: never) => void) => ClientUnaryCall;
 
 type Promisified<C> = {
-  [K in keyof C as C[K] extends (...args: never[]) => unknown ? K : never]: C[K] extends (
-    req: infer Q,
-    md: Metadata,
-    opts: Partial<CallOptions>,
-    cb: (e: ServiceError | null, res: infer R) => void,
-  ) => ClientUnaryCall
-    ? (request: Q, settings?: CallSettings) => Promise<R>
-    : C[K] extends (req: infer Q, md?: Metadata, opts?: Partial<CallOptions>) => ClientReadableStream<infer R>
-      ? (request: Q, settings?: CallSettings) => ClientReadableStream<R>
+  // Streaming first: a streaming method is also assignable to the unary shape.
+  [K in keyof C as C[K] extends (...args: never[]) => unknown ? K : never]: C[K] extends (req: infer Q, md?: Metadata, opts?: Partial<CallOptions>) => ClientReadableStream<infer R>
+    ? (request: Q, settings?: CallSettings) => ClientReadableStream<R>
+    : C[K] extends (req: infer Q, md: Metadata, opts: Partial<CallOptions>, cb: (e: ServiceError | null, res: infer R) => void) => ClientUnaryCall
+      ? (request: Q, settings?: CallSettings) => Promise<R>
       : never;
 };
 

@@ -92,13 +92,14 @@ export class EmbeddedEngine implements SearchEngine {
     const text = q.trim();
     if (!text) return [];
     const prefix = (t: string, i: number, all: string[]) => prefixAllowed(t, i, all, 1);
-    const fuzzy = (t: string) => typosAllowed(t);
-    const titles: Suggestion[] = this.mini
-      .search(text, { fields: ['title'], prefix, fuzzy, combineWith: 'AND' })
+    const results = this.mini.search(text, { fields: ['title', 'text', 'tags'], boost: { title: FIELD_BOOST.title }, prefix, fuzzy: (t) => typosAllowed(t), combineWith: 'AND' });
+    const inTitle = (r: SearchResult) => Object.values(r.match).some((fields) => fields.includes('title'));
+    const titles: Suggestion[] = results
+      .filter(inTitle)
       .slice(0, Math.ceil(limit / 2))
       .map((r) => ({ text: this.docs.get(r.id as number)!.title, kind: 'title', documentId: r.id as number }));
     const seen = new Set(titles.map((s) => s.text.toLowerCase()));
-    const terms = completions(text, this.mini.search(text, { fields: ['title', 'text', 'tags'], prefix, fuzzy, combineWith: 'AND' }))
+    const terms = completions(text, results)
       .filter((t) => !seen.has(t))
       .slice(0, limit - titles.length)
       .map((t): Suggestion => ({ text: t, kind: 'term', documentId: 0 }));

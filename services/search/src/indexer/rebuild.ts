@@ -1,4 +1,3 @@
-import type { ClientReadableStream } from '@grpc/grpc-js';
 import type { GrpcClient } from '@tollgate/kit';
 import type { DocsClient, Document } from '@tollgate/protos/docs';
 import type { SearchDoc } from '../engine/types';
@@ -21,7 +20,7 @@ export function rebuildIndex(deps: RebuildDeps): Promise<{ indexed: number; took
   return deps.lock.run(async () => {
     const started = Date.now();
     // The kit's GrpcClient type reads server-streaming methods as unary; the value is the stream.
-    const stream = deps.docs.streamAllDocuments({}, { timeoutMs: deps.timeoutMs }) as unknown as ClientReadableStream<Document>;
+    const stream = deps.docs.streamAllDocuments({}, { timeoutMs: deps.timeoutMs });
     async function* batches(): AsyncGenerator<SearchDoc[]> {
       let batch: Document[] = [];
       const flush = async () => {
