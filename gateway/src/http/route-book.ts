@@ -65,8 +65,7 @@ export class RouteBook {
     spec: RouteSpec<B, Q, P>,
     handler: (input: ValidatedInput<Infer<B>, Infer<Q>, Infer<P>>, req: Request, res: Response) => Promise<unknown> | unknown,
   ): void {
-    this.routes.push({ method: spec.method, path: spec.path });
-    this.registry.registerPath(this.describe(spec));
+    this.document(spec);
     const validateAndHandle: RequestHandler = async (req, res) => {
       const input = {
         params: parsePart<Infer<P>>(spec.params, req.params, 'path'),
@@ -76,6 +75,12 @@ export class RouteBook {
       await handler(input, req, res);
     };
     router[spec.method](spec.path, ...(spec.before ?? []), validateAndHandle);
+  }
+
+  /** Lists and documents a route whose handlers the caller mounts itself (e.g. a proxied body that is never parsed). */
+  document(spec: RouteSpec<ZodType | undefined, z.ZodObject | undefined, z.ZodObject | undefined>): void {
+    this.routes.push({ method: spec.method, path: spec.path });
+    this.registry.registerPath(this.describe(spec));
   }
 
   private describe(spec: RouteSpec<ZodType | undefined, z.ZodObject | undefined, z.ZodObject | undefined>): RouteConfig {

@@ -12,6 +12,7 @@ import { taskQueryRoutes } from './task-query';
 import { appRoutes } from './apps';
 import { documentsRoutes } from './documents';
 import { searchRoutes } from './search';
+import { passthroughRoutes } from './passthrough';
 
 /**
  * Routers mounted before the body parsers: those that read the raw body themselves, and the docs
@@ -21,7 +22,7 @@ import { searchRoutes } from './search';
 export function rawBodyRoutes(deps: GatewayDeps): Router[] {
   const docsApi = Router();
   docsApi.use('/api', ...apiSurface(deps));
-  return [docsApi];
+  return [docsApi, passthroughRoutes(deps)];
 }
 
 /** Routers that receive parsed JSON / form bodies. Each area adds its router factory here. */

@@ -1,0 +1,83 @@
+import { Router, type RequestHandler } from 'express';
+import { z } from 'zod';
+import '../http/route-book';
+import type { GatewayDeps } from '../deps';
+import { principalOf, requireApiKey } from '../auth/api-key';
+import { admitExecution } from '../billing/admission';
+import { newTaskNumber } from '../billing/task-number';
+import { checkDeclaredLength } from '../passthrough/body-limit';
+import { settleExchange, startExchange } from '../passthrough/exchange';
+import { providerForChannel } from '../passthrough/providers';
+import { passthroughProxy } from '../passthrough/proxy';
+
+const KIND = 'passthrough';
+
+const chatBody = z
+  .object({
+    model: z.string(),
+    messages: z.array(z.object({ role: z.string(), content: z.unknown() }).catchall(z.unknown())),
+    stream: z.boolean().optional(),
+  })
+  .catchall(z.unknown())
+  .openapi({ description: "The provider's OpenAI chat-completions request, forwarded byte for byte (not validated here)" });
+const upstreamAnswer = z.record(z.string(), z.unknown()).openapi({ description: "The provider's answer, unchanged" });
+
+const errors = {
+  401: { description: 'Missing, malformed, unknown or expired API key' },
+  403: { description: 'The key is not a provider:<name> key (or is disabled, or its account is)' },
+  413: { description: 'Request body over BODY_LIMIT_BYTES' },
+  429: { description: 'Quota, requests-per-minute or concurrency limit of the key' },
+  502: { description: 'The provider is unreachable or broke off before answering; refunded' },
+  503: { description: "The key's provider is not configured on this gateway" },
+  504: { description: 'The provider stayed silent longer than its timeout; refunded' },
+};
+const description =
+  'Only for keys of a `provider:<name>` channel: passed through to that provider’s configured OpenAI-compatible upstream with the provider’s own API key. ' +
+  'Billed per request (`passthrough` price); upstream error answers are passed through unchanged and refunded. See docs/passthrough.md.';
+
+/**
+ * `POST /v1/chat/completions` and `GET /v1/models` for provider-channel keys: checked (size,
+ * key, channel, provider), admitted per request, then proxied with the body unparsed. Mounted
+ * before the body parsers.
+ */
+export function passthroughRoutes(deps: GatewayDeps): Router {
+  const router = Router();
+  const declaredSize: RequestHandler = (req, _res, next) => {
+    checkDeclaredLength(req, deps.config.BODY_LIMIT_BYTES);
+    next();
+  };
+  const admit: RequestHandler = async (_req, res, next) => {
+    const principal = principalOf(res);
+    const provider = providerForChannel(deps.config.PROVIDERS, principal.key.channel, deps.config.PASSTHROUGH_TIMEOUT_MS);
+    const taskNumber = newTaskNumber();
+    await admitExecution(deps, principal, { kind: KIND, appId: provider.name, taskNumber });
+    const exchange = startExchange(res, provider, taskNumber);
+    res.once('close', () => void settleExchange(deps, exchange));
+    next();
+  };
+  const chain = [declaredSize, requireApiKey(deps, () => KIND), admit, passthroughProxy(deps)];
+  const common = { tags: ['Provider passthrough'], security: 'apiKey' as const, description };
+
+  deps.book.document({
+    ...common,
+    method: 'post',
+    path: '/v1/chat/completions',
+    summary: "Chat completion from the key's provider (OpenAI-compatible; stream or not)",
+    body: chatBody,
+    responses: {
+      200: { description: 'stream:false: the chat.completion JSON. stream:true: text/event-stream of chat.completion.chunk events, flushed as they come', schema: upstreamAnswer },
+      ...errors,
+    },
+  });
+  router.post('/v1/chat/completions', ...chain);
+
+  deps.book.document({
+    ...common,
+    method: 'get',
+    path: '/v1/models',
+    summary: "The key's provider's model list (OpenAI-compatible)",
+    responses: { 200: { description: 'The provider’s model list', schema: upstreamAnswer }, ...errors },
+  });
+  router.get('/v1/models', ...chain);
+  return router;
+}
