@@ -82,7 +82,8 @@ export function tasksGrpc(ctx: TasksContext, log: Logger) {
       },
       executeStream: async (req, send, call) => {
         let head: StreamHead | undefined;
-        const out = await executeSync(ctx, { ...decodeExecute(req, 'sync'), request: { ...decodeExecute(req, 'sync').request, stream: true } }, {
+        const input = decodeExecute(req, 'sync');
+        const out = await executeSync(ctx, { ...input, request: { ...input.request, stream: true } }, {
           signal: call.signal,
           onStart: async (h) => {
             head = h;

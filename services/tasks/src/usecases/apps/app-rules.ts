@@ -22,7 +22,8 @@ export function checkAppFields(kind: string, app: AppFields): Record<string, unk
   if (!(TASK_KINDS as readonly string[]).includes(kind)) throw fieldIssue('kind', `kind must be one of ${TASK_KINDS.join(', ')}`, 'enum');
   if (!app.name.trim() || app.name.length > 200) throw fieldIssue('name', 'name must be 1 to 200 characters');
   if (!(PROVIDERS as readonly string[]).includes(app.provider)) throw fieldIssue('provider', `provider must be one of ${PROVIDERS.join(', ')}`, 'enum');
-  if (app.provider !== 'external' && (!app.model.trim() || app.model.length > 200)) throw fieldIssue('model', 'model must be 1 to 200 characters');
+  if (app.model.length > 200) throw fieldIssue('model', 'model must be at most 200 characters');
+  if (app.provider === 'openai-compatible' && !app.model.trim()) throw fieldIssue('model', 'model is required for the openai-compatible provider');
   if (app.systemPrompt.length > 100_000) throw fieldIssue('system_prompt', 'system_prompt is longer than 100000 characters');
   if (app.timeoutMs < 0 || app.timeoutMs > 600_000) throw fieldIssue('timeout_ms', 'timeout_ms must be between 0 and 600000');
   if (app.provider === 'openai-compatible') {
@@ -35,3 +36,6 @@ export function checkAppFields(kind: string, app: AppFields): Record<string, unk
 export function checkAppId(appId: string): void {
   if (!APP_ID_PATTERN.test(appId)) throw fieldIssue('app_id', 'app_id must be 1 to 64 letters, digits, "_", "-" or ".", starting with a letter or digit', 'pattern');
 }
+
+/** The model an app runs when it names none: the echo provider's own, or the provider's name. */
+export const defaultModel = (provider: string): string => (provider === 'echo' ? 'echo-1' : provider);

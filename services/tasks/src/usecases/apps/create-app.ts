@@ -4,7 +4,7 @@ import { requireActor } from '../../domain/access';
 import { hashReporterToken, newReporterToken } from '../../domain/reporter-token';
 import type { Actor, AppRecord } from '../../domain/types';
 import type { NewApp } from '../../repo/app-repo';
-import { checkAppFields, checkAppId, type AppFields } from './app-rules';
+import { checkAppFields, checkAppId, defaultModel, type AppFields } from './app-rules';
 
 export interface CreateAppInput extends AppFields {
   appId: string;
@@ -32,7 +32,7 @@ export async function createApp(ctx: TasksContext, actorIn: Actor | undefined, i
     name: input.name.trim(),
     ownerAccountId: actor.accountId,
     provider: input.provider as NewApp['provider'],
-    model: input.model.trim() || input.provider,
+    model: input.model.trim() || defaultModel(input.provider),
     systemPrompt: input.systemPrompt,
     settings,
     public: input.public,

@@ -4,7 +4,7 @@ import { requireActor } from '../../domain/access';
 import { hashReporterToken, newReporterToken } from '../../domain/reporter-token';
 import type { Actor } from '../../domain/types';
 import type { AppChanges } from '../../repo/app-repo';
-import { checkAppFields } from './app-rules';
+import { checkAppFields, defaultModel } from './app-rules';
 import type { AppWithToken } from './create-app';
 import { getOwnApp } from './get-app';
 
@@ -21,7 +21,7 @@ export async function updateApp(ctx: TasksContext, actorIn: Actor | undefined, a
   const changes: AppChanges = {
     name: merged.name.trim(),
     provider: merged.provider,
-    model: merged.model.trim() || merged.provider,
+    model: merged.model.trim() || defaultModel(merged.provider),
     systemPrompt: merged.systemPrompt,
     settings,
     public: merged.public,
