@@ -16,7 +16,8 @@ describe('useTestDatabase', () => {
     const prisma = new BillingClient({ adapter: pgAdapter(db.url) });
     try {
       await prisma.price.create({ data: { kind: 'chat', basis: 'token', unitPrice: '0.000123' } });
-      expect((await prisma.price.findMany()).map((p) => p.unitPrice.toString())).toEqual(['0.000123']);
+      const stored = await prisma.price.findUnique({ where: { kind_basis: { kind: 'chat', basis: 'token' } } });
+      expect(stored?.unitPrice.toString()).toBe('0.000123');
       expect(new URL(db.url).pathname).toMatch(/^\/t_billing_[a-z0-9]+_[0-9a-f]{10}$/);
     } finally {
       await prisma.$disconnect();
