@@ -31,13 +31,18 @@ async function verified(deps: GatewayDeps, rawKey: string, kind: string): Promis
  * permission + channel (keys service, cached), 6 quota not exhausted (billing usage), 7 not expired.
  * Throws the AppError of the first failing check (401 / 403 / 429).
  */
-export async function authenticateApiKey(deps: GatewayDeps, rawKey: string | undefined, kind: string): Promise<KeyPrincipal> {
+export interface ApiKeyCheckOptions {
+  /** Check 6 applies to calls that spend quota; reading or cancelling one's own tasks does not. */
+  spendsQuota?: boolean;
+}
+
+export async function authenticateApiKey(deps: GatewayDeps, rawKey: string | undefined, kind: string, options: ApiKeyCheckOptions = {}): Promise<KeyPrincipal> {
   if (!rawKey || !API_KEY_FORMAT.test(rawKey)) throw AppError.unauthenticated('invalid API key format: expected ak- followed by 32 characters');
   const { key, account } = await verified(deps, rawKey, kind);
   if (!key || !account) throw AppError.unauthenticated('invalid API key');
 
   let usedQuota = '';
-  if (key.quota !== '') {
+  if (key.quota !== '' && options.spendsQuota !== false) {
     usedQuota = (await usedQuotaOf(deps, [key.id])).get(key.id) ?? '0';
     const remaining = toMicros(key.quota) - toMicros(usedQuota);
     if (remaining <= 0n) {
@@ -57,10 +62,10 @@ export async function authenticateApiKey(deps: GatewayDeps, rawKey: string | und
  * Authenticates `Authorization: Bearer <API_KEY>` for the kind `kindOf(req)` and sets
  * `res.locals.principal` (read it with principalOf).
  */
-export function requireApiKey(deps: GatewayDeps, kindOf: (req: Request) => string): RequestHandler {
+export function requireApiKey(deps: GatewayDeps, kindOf: (req: Request) => string, options: ApiKeyCheckOptions = {}): RequestHandler {
   return async (req, res, next) => {
     const credential = bearerCredential(req, 'API_KEY');
-    res.locals.principal = await authenticateApiKey(deps, credential, kindOf(req));
+    res.locals.principal = await authenticateApiKey(deps, credential, kindOf(req), options);
     next();
   };
 }

@@ -12,7 +12,7 @@ import { batchQueryBody, batchUpdateBody, listQueryBody, statusUpdate, taskError
 export const REPORTER_HEADER = 'x-reporter-token';
 
 /** Task management calls any key of the account may make (no task kind, so no channel check). */
-const anyKey = (deps: GatewayDeps) => requireApiKey(deps, () => '');
+const anyKey = (deps: GatewayDeps) => requireApiKey(deps, () => '', { spendsQuota: false });
 
 /** Status updates: an externally-run app's reporter sends `X-Reporter-Token` instead of an API key. */
 function keyOrReporter(deps: GatewayDeps): RequestHandler {
