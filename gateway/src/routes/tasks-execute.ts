@@ -105,9 +105,10 @@ export async function executeStream(deps: GatewayDeps, principal: KeyPrincipal, 
     const c = completionJson(pre.completion);
     res.setHeader('X-Task-Number', c.task_number);
     const sse = openSse(req, res);
-    const head = { id: c.id, object: 'chat.completion.chunk', created: c.created, model: c.model };
-    sse.send({ ...head, choices: [{ index: 0, delta: { role: 'assistant', content: c.choices[0]?.message.content ?? '' }, finish_reason: null }] });
-    sse.send({ ...head, choices: [{ index: 0, delta: {}, finish_reason: c.choices[0]?.finish_reason ?? 'stop' }], usage: c.usage });
+    const { id, created, model, choices, usage, task_number: _taskNumber, object: _object, ...extra } = c;
+    const head = { id, object: 'chat.completion.chunk', created, model };
+    sse.send({ ...head, choices: [{ index: 0, delta: { role: 'assistant', content: choices[0]?.message.content ?? '' }, finish_reason: null }], ...extra });
+    sse.send({ ...head, choices: [{ index: 0, delta: {}, finish_reason: choices[0]?.finish_reason ?? 'stop' }], usage, ...extra });
     sse.send('[DONE]');
     return sse.end();
   }

@@ -2,7 +2,10 @@ import type { Completion, CompletionChunk, SubmitResponse, Task } from '@tollgat
 
 const usageJson = (u: Completion['usage']) => ({ prompt_tokens: u?.promptTokens ?? 0, completion_tokens: u?.completionTokens ?? 0, total_tokens: u?.totalTokens ?? 0 });
 
-/** The spec's completion response, plus the task number that recorded it. */
+/** A kind's own fields (conversation_id, tool_calls, steps), rendered after the spec's. */
+const extraJson = (extra: Record<string, unknown> | undefined) => extra ?? {};
+
+/** The spec's completion response, plus the task number that recorded it and the kind's own fields. */
 export const completionJson = (c: Completion) => ({
   id: c.id,
   object: 'chat.completion' as const,
@@ -11,6 +14,7 @@ export const completionJson = (c: Completion) => ({
   choices: c.choices.map((ch) => ({ index: ch.index, message: { role: 'assistant' as const, content: ch.message?.content ?? '' }, finish_reason: ch.finishReason })),
   usage: usageJson(c.usage),
   task_number: c.taskNumber,
+  ...extraJson(c.extra),
 });
 
 /** The spec's stream chunk: `delta.content` fragments, `finish_reason` null until the last one. */
@@ -25,9 +29,10 @@ export const chunkJson = (c: CompletionChunk) => ({
     finish_reason: ch.finishReason || null,
   })),
   ...(c.usage && { usage: usageJson(c.usage) }),
+  ...extraJson(c.extra),
 });
 
-export const submissionJson = (s: SubmitResponse) => ({ detail: s.detail, task_number: s.taskNumber, status: s.status, estimated_time: s.estimatedTime });
+export const submissionJson = (s: SubmitResponse) => ({ detail: s.detail, task_number: s.taskNumber, status: s.status, estimated_time: s.estimatedTime, ...extraJson(s.extra) });
 
 export const taskJson = (t: Task) => ({
   task_number: t.taskNumber,

@@ -61,9 +61,18 @@ export const completionSchema = z.object({
   choices: z.array(z.object({ index: z.number().int(), message: z.object({ role: z.literal('assistant'), content: z.string() }), finish_reason: z.string() })),
   usage,
   task_number: z.string(),
+  conversation_id: z.string().optional().describe('chatbot: the conversation this turn was added to (new when call_params.conversation_id was absent)'),
+  tool_calls: z.array(z.record(z.string(), z.unknown())).optional().describe('agent: every tool call of the run (id, step, name, arguments, status, http_status, result, duration_ms)'),
+  steps: z.unknown().optional().describe('agent: model calls made; workflow: every step output by name'),
 });
 
-export const submissionSchema = z.object({ detail: z.string(), task_number: z.string(), status: z.string(), estimated_time: z.string() });
+export const submissionSchema = z.object({
+  detail: z.string(),
+  task_number: z.string(),
+  status: z.string(),
+  estimated_time: z.string(),
+  conversation_id: z.string().optional().describe('chatbot: the conversation the task adds to'),
+});
 
 export const taskSchema = z.object({
   task_number: z.string(),

@@ -1,6 +1,7 @@
 import type { EventBus, Logger } from '@tollgate/kit';
 import type { RunningTasks } from './execution/running';
 import type { AppRepo } from './repo/app-repo';
+import type { ConversationRepo } from './repo/conversation-repo';
 import type { Outbox } from './repo/outbox';
 import type { TaskRepo } from './repo/task-repo';
 
@@ -8,6 +9,7 @@ import type { TaskRepo } from './repo/task-repo';
 export interface TasksContext {
   apps: AppRepo;
   tasks: TaskRepo;
+  conversations: ConversationRepo;
   outbox: Outbox;
   running: RunningTasks;
   bus: EventBus;

@@ -68,6 +68,12 @@ export function encodeTask(task: TaskRecord): Task {
   };
 }
 
+/** The completion's own fields beyond the spec's (a kind's `conversation_id`, `tool_calls`, `steps`). */
+export function completionExtra(c: CompletionJson): Record<string, unknown> | undefined {
+  const { id: _id, object: _object, created: _created, model: _model, choices: _choices, usage: _usage, ...extra } = c;
+  return Object.keys(extra).length > 0 ? extra : undefined;
+}
+
 export function encodeCompletion(c: CompletionJson, taskNumber: string, replayed: boolean): Completion {
   return {
     id: c.id,
@@ -77,14 +83,28 @@ export function encodeCompletion(c: CompletionJson, taskNumber: string, replayed
     choices: c.choices.map((ch) => ({ index: ch.index, message: ch.message, finishReason: ch.finish_reason })),
     usage: { promptTokens: c.usage.prompt_tokens, completionTokens: c.usage.completion_tokens, totalTokens: c.usage.total_tokens },
     taskNumber,
+    extra: completionExtra(c),
     replayed,
   };
 }
 
-export const encodeSubmit = (s: SubmitAnswer): SubmitResponse => ({ detail: s.detail, taskNumber: s.task_number, status: s.status, estimatedTime: s.estimated_time, replayed: s.replayed });
+export const encodeSubmit = (s: SubmitAnswer): SubmitResponse => ({
+  detail: s.detail,
+  taskNumber: s.task_number,
+  status: s.status,
+  estimatedTime: s.estimated_time,
+  replayed: s.replayed,
+  extra: Object.keys(s.extra).length > 0 ? s.extra : undefined,
+});
 
-/** A chunk of a streamed run; `finishReason` and `usage` only on the last one. */
-export function chunk(head: { id: string; created: number; model: string; taskNumber: string }, delta: { role?: string; content?: string }, last?: Pick<CompletionJson, 'usage'> & { finishReason: string }, replayed = false): CompletionChunk {
+/** A chunk of a streamed run; `finishReason` and `usage` only on the last one; `extra` on the first and the last. */
+export function chunk(
+  head: { id: string; created: number; model: string; taskNumber: string },
+  delta: { role?: string; content?: string },
+  last?: Pick<CompletionJson, 'usage'> & { finishReason: string },
+  replayed = false,
+  extra?: Record<string, unknown>,
+): CompletionChunk {
   return {
     id: head.id,
     object: 'chat.completion.chunk',
@@ -94,5 +114,6 @@ export function chunk(head: { id: string; created: number; model: string; taskNu
     usage: last ? { promptTokens: last.usage.prompt_tokens, completionTokens: last.usage.completion_tokens, totalTokens: last.usage.total_tokens } : undefined,
     taskNumber: head.taskNumber,
     replayed,
+    extra: extra && Object.keys(extra).length > 0 ? extra : undefined,
   };
 }

@@ -1,7 +1,7 @@
 import { implement, type Logger } from '@tollgate/kit';
 import { TasksService } from '@tollgate/protos/tasks';
 import type { TasksContext } from './context';
-import { chunk, decodeActor, decodeExecute, encodeApp, encodeCompletion, encodeSubmit, encodeTask } from './encode';
+import { chunk, completionExtra, decodeActor, decodeExecute, encodeApp, encodeCompletion, encodeSubmit, encodeTask } from './encode';
 import type { ChatMessage } from './domain/types';
 import { requireActor } from './domain/access';
 import { createApp } from './usecases/apps/create-app';
@@ -87,17 +87,17 @@ export function tasksGrpc(ctx: TasksContext, log: Logger) {
           signal: call.signal,
           onStart: async (h) => {
             head = h;
-            await send(chunk(h, { role: 'assistant' }));
+            await send(chunk(h, { role: 'assistant' }, undefined, false, h.extra));
           },
           onDelta: (text) => send(chunk(head!, { content: text })),
         });
         const c = out.completion;
         if (!head) {
-          head = { id: c.id, created: c.created, model: c.model, taskNumber: out.taskNumber };
-          await send(chunk(head, { role: 'assistant' }, undefined, true));
+          head = { id: c.id, created: c.created, model: c.model, taskNumber: out.taskNumber, extra: {} };
+          await send(chunk(head, { role: 'assistant' }, undefined, true, completionExtra(c)));
           await send(chunk(head, { content: (c.choices[0]?.message as ChatMessage | undefined)?.content ?? '' }, undefined, true));
         }
-        await send(chunk(head, {}, { usage: c.usage, finishReason: c.choices[0]?.finish_reason ?? 'stop' }, out.replayed));
+        await send(chunk(head, {}, { usage: c.usage, finishReason: c.choices[0]?.finish_reason ?? 'stop' }, out.replayed, completionExtra(c)));
       },
       submitAsync: async (req) => encodeSubmit(await submitAsync(ctx, decodeExecute(req, 'async'))),
 

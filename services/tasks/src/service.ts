@@ -6,6 +6,7 @@ import type { TasksContext } from './context';
 import { createTasksDb } from './db';
 import { RunningTasks } from './execution/running';
 import { AppRepo } from './repo/app-repo';
+import { ConversationRepo } from './repo/conversation-repo';
 import { Outbox } from './repo/outbox';
 import { TaskRepo } from './repo/task-repo';
 import { tasksGrpc } from './server';
@@ -26,6 +27,7 @@ export const tasksService: ServiceModule<TasksConfig> = {
         const ctx: TasksContext = {
           apps: new AppRepo(db),
           tasks: new TaskRepo(db),
+          conversations: new ConversationRepo(db),
           outbox: new Outbox(db, bus, log),
           running: new RunningTasks(),
           bus,

@@ -1,9 +1,23 @@
 import type { TaskStatus } from '@tollgate/kit';
 
-export type Role = 'user' | 'assistant' | 'system';
+export type Role = 'user' | 'assistant' | 'system' | 'tool';
+
+/** A function call the model asked for (OpenAI `tool_calls` item); `arguments` is the model's JSON text. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/**
+ * A chat message. Callers send user/assistant/system turns; an agent's loop adds the assistant turns
+ * that ask for tools (`tool_calls`) and the `tool` turns answering them (`tool_call_id`).
+ */
 export interface ChatMessage {
   role: Role;
   content: string;
+  tool_calls?: ToolCall[];
+  tool_call_id?: string;
 }
 
 export interface Usage {
@@ -38,6 +52,8 @@ export interface CompletionJson {
   model: string;
   choices: Array<{ index: number; message: { role: 'assistant'; content: string }; finish_reason: string }>;
   usage: Usage;
+  /** A kind's own fields next to the spec's (`conversation_id`, `tool_calls`, `steps`). */
+  [extra: string]: unknown;
 }
 
 export interface TaskRecord {

@@ -9,5 +9,6 @@ export function toCompletion(taskNumber: string, startedAt: Date, output: Execut
     model: output.model,
     choices: [{ index: 0, message: { role: 'assistant', content: output.content }, finish_reason: output.finishReason }],
     usage: output.usage,
+    ...output.extra,
   };
 }

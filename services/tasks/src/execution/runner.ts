@@ -2,6 +2,7 @@ import { AppError, TaskStatus, isAppError, type Logger } from '@tollgate/kit';
 import type { AppRecord, CompletionJson, TaskRecord } from '../domain/types';
 import { executorFor } from '../executors';
 import { isProviderError, providerFor } from '../providers';
+import type { ConversationRepo } from '../repo/conversation-repo';
 import type { Outbox } from '../repo/outbox';
 import type { TaskRepo } from '../repo/task-repo';
 import { toCompletion } from './completion';
@@ -9,6 +10,7 @@ import { StopRequested, type RunningTasks, type StopReason } from './running';
 
 export interface RunnerDeps {
   tasks: TaskRepo;
+  conversations: ConversationRepo;
   outbox: Outbox;
   running: RunningTasks;
   log: Logger;
@@ -64,6 +66,7 @@ export async function runTask(deps: RunnerDeps, task: TaskRecord, app: AppRecord
       { app, request: task.request, taskNumber: task.taskNumber, accountId: task.accountId },
       {
         provider: providerFor(app),
+        conversations: deps.conversations,
         signal: run.signal,
         timeoutMs: app.timeoutMs || settings.providerTimeoutMs,
         onDelta: options.onDelta,

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChatMessage } from '../domain/types';
-import { ProviderError, countTokens, withTimeout, type ChatOptions, type ChatProvider, type ProviderCall, type ProviderReply } from './types';
+import { lastUserIndex, nextToolCall, toolResultsSince } from './echo-directives';
+import { ProviderError, countTokens, promptTokens, withTimeout, type ChatOptions, type ChatProvider, type ProviderCall, type ProviderReply } from './types';
 
 /** Per-chunk delay: `call_params.echo_delay_ms`, else the app's `settings.echo_delay_ms`, else none. */
 export function echoDelayMs(call: Pick<ProviderCall, 'callParams' | 'settings'>): number {
@@ -9,14 +10,21 @@ export function echoDelayMs(call: Pick<ProviderCall, 'callParams' | 'settings'>)
 }
 
 function lastUserContent(messages: ChatMessage[]): string {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i].role === 'user') return messages[i].content;
-  return messages.at(-1)?.content ?? '';
+  const at = lastUserIndex(messages);
+  return at >= 0 ? messages[at].content : (messages.at(-1)?.content ?? '');
+}
+
+/** `Echo: <last user message>`, then ` | <tool> returned <result>` for each tool answer since it. */
+function echoText(messages: ChatMessage[]): string {
+  return [`Echo: ${lastUserContent(messages)}`, ...toolResultsSince(messages)].join(' | ');
 }
 
 /**
  * The offline provider: answers `Echo: <last user message>`, one word per chunk, counts words as tokens,
  * honours max_tokens (finish_reason `length`), waits the per-chunk delay, and fails on request
- * (`call_params.echo_error`) so every outcome can be driven without a network.
+ * (`call_params.echo_error`) so every outcome can be driven without a network. When tools are offered,
+ * each `call tool <name> {json args}` of the last user message becomes one tool call, in order, one per
+ * reply; once they are used up it answers with the tool results appended.
  */
 export const echoProvider: ChatProvider = {
   async chat(call: ProviderCall, options: ChatOptions): Promise<ProviderReply> {
@@ -25,7 +33,13 @@ export const echoProvider: ChatProvider = {
       if (typeof call.callParams.echo_error === 'string') {
         throw new ProviderError('upstream', `echo provider failed as asked: ${call.callParams.echo_error}`);
       }
-      const words = `Echo: ${lastUserContent(call.messages)}`.match(/\S+\s*/g) ?? [];
+      const prompt = promptTokens(call.messages);
+      const toolCall = call.tools?.length ? nextToolCall(call.messages) : null;
+      if (toolCall) {
+        const completion = countTokens(`${toolCall.name} ${toolCall.arguments}`);
+        return { content: '', toolCalls: [toolCall], model: call.model, finishReason: 'tool_calls', usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } };
+      }
+      const words = echoText(call.messages).match(/\S+\s*/g) ?? [];
       const limit = call.maxTokens ?? Infinity;
       const chunks = words.slice(0, limit);
       const delay = echoDelayMs(call);
@@ -36,7 +50,6 @@ export const echoProvider: ChatProvider = {
         content += chunk;
         await options.onDelta?.(chunk);
       }
-      const prompt = call.messages.reduce((n, m) => n + countTokens(m.content), 0);
       return {
         content,
         model: call.model,

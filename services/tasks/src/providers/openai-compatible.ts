@@ -1,5 +1,6 @@
-import type { Usage } from '../domain/types';
+import type { ToolCall, Usage } from '../domain/types';
 import { sseData } from './sse-lines';
+import { ToolCallAssembler, toolCallsOf, type UpstreamToolCall, upstreamMessages, upstreamTools } from './openai-tools';
 import { ProviderError, estimateUsage, withTimeout, type ChatOptions, type ChatProvider, type ProviderCall, type ProviderReply } from './types';
 
 export interface OpenAiCompatibleTarget {
@@ -8,8 +9,8 @@ export interface OpenAiCompatibleTarget {
 }
 
 interface UpstreamChoice {
-  message?: { content?: string | null };
-  delta?: { content?: string | null };
+  message?: { content?: string | null; tool_calls?: UpstreamToolCall[] | null };
+  delta?: { content?: string | null; tool_calls?: UpstreamToolCall[] | null };
   finish_reason?: string | null;
 }
 interface UpstreamBody {
@@ -46,6 +47,7 @@ async function readStream(res: Response, call: ProviderCall, options: ChatOption
   let model = call.model;
   let usage: Partial<Usage> | null | undefined;
   let done = false;
+  const calls = new ToolCallAssembler();
   for await (const data of sseData(res.body!)) {
     if (data === '[DONE]') {
       done = true;
@@ -66,10 +68,12 @@ async function readStream(res: Response, call: ProviderCall, options: ChatOption
       content += text;
       await options.onDelta!(text);
     }
+    for (const part of choice?.delta?.tool_calls ?? []) calls.add(part);
     if (choice?.finish_reason) finishReason = choice.finish_reason;
   }
   if (!done && !finishReason) throw new ProviderError('upstream', 'upstream stream ended before the completion finished');
-  return { content, model, finishReason: finishReason || 'stop', usage: usageOf(usage, call, content) };
+  const toolCalls: ToolCall[] = calls.done();
+  return { content, ...(toolCalls.length > 0 && { toolCalls }), model, finishReason: finishReason || 'stop', usage: usageOf(usage, call, content) };
 }
 
 async function readJson(res: Response, call: ProviderCall): Promise<ProviderReply> {
@@ -83,7 +87,8 @@ async function readJson(res: Response, call: ProviderCall): Promise<ProviderRepl
   const choice = body.choices?.[0];
   if (!choice?.message) throw new ProviderError('upstream', 'upstream answer has no choices[0].message');
   const content = choice.message.content ?? '';
-  return { content, model: body.model ?? call.model, finishReason: choice.finish_reason ?? 'stop', usage: usageOf(body.usage, call, content) };
+  const toolCalls = toolCallsOf(choice.message.tool_calls);
+  return { content, ...(toolCalls.length > 0 && { toolCalls }), model: body.model ?? call.model, finishReason: choice.finish_reason ?? 'stop', usage: usageOf(body.usage, call, content) };
 }
 
 /** `POST <base_url>/chat/completions` of an OpenAI-compatible server (OpenAI, vLLM, Ollama, DeepSeek, Qwen …). */
@@ -94,7 +99,8 @@ export function openAiCompatibleProvider(target: OpenAiCompatibleTarget): ChatPr
       const stream = options.onDelta !== undefined;
       const body = {
         model: call.model,
-        messages: call.messages,
+        messages: upstreamMessages(call.messages),
+        ...(call.tools?.length ? { tools: upstreamTools(call.tools) } : {}),
         ...(call.temperature !== undefined ? { temperature: call.temperature } : {}),
         ...(call.maxTokens !== undefined ? { max_tokens: call.maxTokens } : {}),
         stream,

@@ -1,8 +1,18 @@
-import type { ChatMessage, Usage } from '../domain/types';
+import type { ChatMessage, ToolCall, Usage } from '../domain/types';
+
+/** A function the model may call, offered in the OpenAI `tools` format. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>;
+}
 
 export interface ProviderCall {
   model: string;
   messages: ChatMessage[];
+  /** Offered to the model; absent or empty: a plain chat call. */
+  tools?: ToolSpec[];
   temperature?: number;
   maxTokens?: number;
   callParams: Record<string, unknown>;
@@ -12,6 +22,8 @@ export interface ProviderCall {
 
 export interface ProviderReply {
   content: string;
+  /** The functions the model asked to call (finish_reason `tool_calls`); empty or absent otherwise. */
+  toolCalls?: ToolCall[];
   usage: Usage;
   finishReason: string;
   model: string;
@@ -51,8 +63,10 @@ export function isProviderError(err: unknown): err is ProviderError {
 /** Word count: the deterministic token estimate used when an upstream reports no usage. */
 export const countTokens = (text: string): number => text.split(/\s+/).filter(Boolean).length;
 
+export const promptTokens = (messages: ChatMessage[]): number => messages.reduce((n, m) => n + countTokens(m.content), 0);
+
 export function estimateUsage(messages: ChatMessage[], completion: string): Usage {
-  const prompt = messages.reduce((n, m) => n + countTokens(m.content), 0);
+  const prompt = promptTokens(messages);
   const completionTokens = countTokens(completion);
   return { prompt_tokens: prompt, completion_tokens: completionTokens, total_tokens: prompt + completionTokens };
 }

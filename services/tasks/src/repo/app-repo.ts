@@ -37,6 +37,11 @@ export class AppRepo {
     return res.count;
   }
 
+  /** Sets the settings of an app whose settings are still `{}`; 1 when it did. */
+  async fillEmptySettings(id: string, settings: Record<string, unknown>): Promise<number> {
+    return this.db.$executeRaw`UPDATE apps SET settings = ${JSON.stringify(settings)}::jsonb, updated_at = now() WHERE id = ${id} AND settings = '{}'::jsonb`;
+  }
+
   async update(id: string, changes: AppChanges): Promise<AppRecord> {
     const { settings, ...rest } = changes;
     return toApp(await this.db.app.update({ where: { id }, data: { ...rest, ...(settings && { settings: json(settings) }) } }));

@@ -2,6 +2,7 @@ import { AppError } from '@tollgate/kit';
 import type { TasksContext } from '../context';
 import type { CompletionJson, TaskRecord } from '../domain/types';
 import { outcomeError, runTask } from '../execution/runner';
+import { announced } from '../executors';
 import { findReplay, prepareExecution, type ExecuteInput } from './prepare-execution';
 import { syncReplay } from './replay';
 
@@ -25,6 +26,8 @@ export interface StreamHead {
   taskNumber: string;
   created: number;
   model: string;
+  /** What the kind tells the client before the answer (a chatbot's conversation_id). */
+  extra: Record<string, unknown>;
 }
 
 /**
@@ -50,7 +53,7 @@ export async function executeSync(ctx: TasksContext, input: ExecuteInput, option
   });
   if (created === 'duplicate') return replayAfterRace(ctx, input, requestHash, taskNumber);
   await ctx.outbox.flush();
-  await options.onStart?.({ id: `chatcmpl-${taskNumber}`, taskNumber, created: Math.floor((created.startedAt ?? created.createdAt).getTime() / 1000), model: request.model || app.model });
+  await options.onStart?.({ id: `chatcmpl-${taskNumber}`, taskNumber, created: Math.floor((created.startedAt ?? created.createdAt).getTime() / 1000), model: request.model || app.model, extra: announced(app, request) });
 
   const outcome = await runTask(ctx, created, app, { callerSignal: options.signal, onDelta: options.onDelta });
   if (outcome.kind !== 'completed') throw outcomeError(taskNumber, outcome);

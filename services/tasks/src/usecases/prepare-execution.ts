@@ -55,7 +55,7 @@ export async function prepareExecution(ctx: TasksContext, input: ExecuteInput): 
   if (input.mode === 'sync' && app.provider === 'external') {
     throw new AppError('FAILED_PRECONDITION', `app ${app.id} runs outside Tollgate; submit its tasks with /async`);
   }
-  const request = prepareRequest(app, checked);
+  const request = await prepareRequest(app, checked, { actor: input.actor, conversations: ctx.conversations });
   const requestHash = input.idempotencyKey ? fingerprint({ mode: input.mode, kind: input.kind, app_id: input.appId, request: checked }) : null;
   const replay = await findReplay(ctx, input.actor, input.idempotencyKey, requestHash);
   return { app, request, requestHash, replay, taskNumber: input.taskNumber || newTaskNumber() };

@@ -1,6 +1,7 @@
 import { AppError, TaskStatus } from '@tollgate/kit';
 import type { TasksContext } from '../context';
 import type { CompletionJson, TaskRecord } from '../domain/types';
+import { executorFor } from '../executors';
 import { estimateTime } from './estimate-time';
 
 export interface SubmitAnswer {
@@ -9,6 +10,8 @@ export interface SubmitAnswer {
   status: string;
   estimated_time: string;
   replayed: boolean;
+  /** What the kind tells the client at once (a chatbot's conversation_id). */
+  extra: Record<string, unknown>;
 }
 
 /** A sync request repeated with its Idempotency-Key: the first run's answer, or why there is none. */
@@ -33,5 +36,6 @@ export async function asyncReplay(ctx: TasksContext, task: TaskRecord): Promise<
     status: task.status,
     estimated_time: task.status === TaskStatus.Waiting ? await estimateTime(ctx, task.appId, task.mode) : '0 seconds',
     replayed: true,
+    extra: executorFor(task.kind).announce?.(task.request) ?? {},
   };
 }

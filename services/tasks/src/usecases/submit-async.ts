@@ -1,5 +1,6 @@
 import { AppError, TASKS_SUBMITTED_SUBJECT, TaskStatus } from '@tollgate/kit';
 import type { TasksContext } from '../context';
+import { announced } from '../executors';
 import { estimateTime } from './estimate-time';
 import { findReplay, prepareExecution, type ExecuteInput } from './prepare-execution';
 import { asyncReplay, type SubmitAnswer } from './replay';
@@ -40,5 +41,6 @@ export async function submitAsync(ctx: TasksContext, input: ExecuteInput): Promi
     status: TaskStatus.Waiting,
     estimated_time: await estimateTime(ctx, app.id, mode),
     replayed: false,
+    extra: announced(app, request),
   };
 }

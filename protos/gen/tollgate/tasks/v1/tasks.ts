@@ -136,6 +136,10 @@ export interface Completion {
   choices: Choice[];
   usage?: Usage | undefined;
   taskNumber: string;
+  /**
+   * The kind's own fields, rendered next to the spec's: conversation_id (chatbot), tool_calls and
+   * steps (agent), steps (workflow).
+   */
   extra?:
     | { [key: string]: any }
     | undefined;
@@ -167,6 +171,11 @@ export interface CompletionChunk {
   usage?: Usage | undefined;
   taskNumber: string;
   replayed: boolean;
+  /**
+   * The kind's own fields: on the first chunk what is known before the answer (conversation_id), on
+   * the last one the completion's.
+   */
+  extra?: { [key: string]: any } | undefined;
 }
 
 export interface SubmitResponse {
@@ -175,6 +184,8 @@ export interface SubmitResponse {
   status: string;
   estimatedTime: string;
   replayed: boolean;
+  /** What the client learns before the task runs (conversation_id of a chatbot task). */
+  extra?: { [key: string]: any } | undefined;
 }
 
 export interface PreflightResult {
@@ -2315,7 +2326,17 @@ export const ChunkChoice: MessageFns<ChunkChoice> = {
 };
 
 function createBaseCompletionChunk(): CompletionChunk {
-  return { id: "", object: "", created: 0, model: "", choices: [], usage: undefined, taskNumber: "", replayed: false };
+  return {
+    id: "",
+    object: "",
+    created: 0,
+    model: "",
+    choices: [],
+    usage: undefined,
+    taskNumber: "",
+    replayed: false,
+    extra: undefined,
+  };
 }
 
 export const CompletionChunk: MessageFns<CompletionChunk> = {
@@ -2343,6 +2364,9 @@ export const CompletionChunk: MessageFns<CompletionChunk> = {
     }
     if (message.replayed !== false) {
       writer.uint32(64).bool(message.replayed);
+    }
+    if (message.extra !== undefined) {
+      Struct.encode(Struct.wrap(message.extra), writer.uint32(74).fork()).join();
     }
     return writer;
   },
@@ -2424,6 +2448,14 @@ export const CompletionChunk: MessageFns<CompletionChunk> = {
             message.replayed = reader.bool();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.extra = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2450,6 +2482,7 @@ export const CompletionChunk: MessageFns<CompletionChunk> = {
         ? globalThis.String(object.task_number)
         : "",
       replayed: isSet(object.replayed) ? globalThis.Boolean(object.replayed) : false,
+      extra: isObject(object.extra) ? object.extra : undefined,
     };
   },
 
@@ -2479,6 +2512,9 @@ export const CompletionChunk: MessageFns<CompletionChunk> = {
     if (message.replayed !== false) {
       obj.replayed = message.replayed;
     }
+    if (message.extra !== undefined) {
+      obj.extra = message.extra;
+    }
     return obj;
   },
 
@@ -2495,12 +2531,13 @@ export const CompletionChunk: MessageFns<CompletionChunk> = {
     message.usage = (object.usage !== undefined && object.usage !== null) ? Usage.fromPartial(object.usage) : undefined;
     message.taskNumber = object.taskNumber ?? "";
     message.replayed = object.replayed ?? false;
+    message.extra = object.extra ?? undefined;
     return message;
   },
 };
 
 function createBaseSubmitResponse(): SubmitResponse {
-  return { detail: "", taskNumber: "", status: "", estimatedTime: "", replayed: false };
+  return { detail: "", taskNumber: "", status: "", estimatedTime: "", replayed: false, extra: undefined };
 }
 
 export const SubmitResponse: MessageFns<SubmitResponse> = {
@@ -2519,6 +2556,9 @@ export const SubmitResponse: MessageFns<SubmitResponse> = {
     }
     if (message.replayed !== false) {
       writer.uint32(40).bool(message.replayed);
+    }
+    if (message.extra !== undefined) {
+      Struct.encode(Struct.wrap(message.extra), writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -2576,6 +2616,14 @@ export const SubmitResponse: MessageFns<SubmitResponse> = {
             message.replayed = reader.bool();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.extra = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2603,6 +2651,7 @@ export const SubmitResponse: MessageFns<SubmitResponse> = {
         ? globalThis.String(object.estimated_time)
         : "",
       replayed: isSet(object.replayed) ? globalThis.Boolean(object.replayed) : false,
+      extra: isObject(object.extra) ? object.extra : undefined,
     };
   },
 
@@ -2623,6 +2672,9 @@ export const SubmitResponse: MessageFns<SubmitResponse> = {
     if (message.replayed !== false) {
       obj.replayed = message.replayed;
     }
+    if (message.extra !== undefined) {
+      obj.extra = message.extra;
+    }
     return obj;
   },
 
@@ -2636,6 +2688,7 @@ export const SubmitResponse: MessageFns<SubmitResponse> = {
     message.status = object.status ?? "";
     message.estimatedTime = object.estimatedTime ?? "";
     message.replayed = object.replayed ?? false;
+    message.extra = object.extra ?? undefined;
     return message;
   },
 };
