@@ -63,6 +63,6 @@ describe('kind settings', () => {
     ]);
     expect(await demo('demo-chatbot')).toEqual({ history_window: 20 });
     expect(await demo('demo-aiapp')).toEqual({ template: '{{input}}' });
-    expect(await demo('demo-workflow')).toEqual({});
+    expect((await demo('demo-workflow')).steps.map((s: { output: string }) => s.output)).toEqual(['question', 'answer']);
   });
 });

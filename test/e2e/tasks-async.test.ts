@@ -48,7 +48,7 @@ describe('async tasks', () => {
     if (!t) return;
     const r = await submit({ ...hello(), call_params: { echo_error: 'model overloaded' } }, me.key, 'workflow');
     const done = await waitForStatus(t, me.key, r.body.task_number, ['已完成', '已报错']);
-    expect(done).toMatchObject({ status: '已报错', comments: 'echo provider failed as asked: model overloaded', task_result: null });
+    expect(done).toMatchObject({ status: '已报错', comments: 'workflow step answer (model) failed: echo provider failed as asked: model overloaded', task_result: null });
     expect(await admissionState(t, r.body.task_number, 'refunded')).toBe('refunded');
   });
 

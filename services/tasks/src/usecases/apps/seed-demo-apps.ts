@@ -7,8 +7,7 @@ export const DEMO_APP_IDS = TASK_KINDS.map((kind) => `demo-${kind}`);
 /**
  * Each demo app's settings show its kind offline and still answer a plain message with `Echo: <message>`:
  * the agent has two built-in tools (say `call tool current_time {}`), the chatbot keeps history, the
- * aiapp's template is the message itself. The workflow has no steps (a plain chat call), so a provider
- * failure on it keeps the provider's own message as `comments`.
+ * aiapp's template is the message itself, the workflow runs two named steps (template → model).
  */
 export const DEMO_SETTINGS: Record<TaskKind, Record<string, unknown>> = {
   agent: {
@@ -20,7 +19,12 @@ export const DEMO_SETTINGS: Record<TaskKind, Record<string, unknown>> = {
   },
   chatbot: { history_window: 20 },
   aiapp: { template: '{{input}}' },
-  workflow: {},
+  workflow: {
+    steps: [
+      { type: 'template', output: 'question', template: '{{input}}' },
+      { type: 'model', output: 'answer', prompt: '{{steps.question}}' },
+    ],
+  },
 };
 
 /**
