@@ -30,6 +30,7 @@ export const gatewayConfigSchema = z.object({
   DOCS_GRPC_ADDR: address(50054),
   SEARCH_GRPC_ADDR: address(50055),
   NATS_URL: z.string().optional(),
+  NATS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).optional(),
   LOG_LEVEL: logLevel,
   HTTPS_ENABLED: envBool(true),
   /** Upstreams of provider-channel keys' passthrough: JSON `{"<name>": {"base_url", "api_key"?, "timeout_ms"?}}` (docs/passthrough.md). */

@@ -42,19 +42,20 @@ export async function startGateway(config: GatewayConfig, log: Logger, shared: {
   const app = createGatewayApp(deps);
   const displayHost = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST;
 
+  // TLS material first: once the HTTP listener answers /readyz, HTTPS must be up too.
+  const tls = config.HTTPS_ENABLED ? await loadTlsMaterial({ certFile: config.TLS_CERT_FILE, keyFile: config.TLS_KEY_FILE, dataDir: config.TOLLGATE_DATA_DIR, log }) : undefined;
+  const servers: Server[] = [];
+  let httpsUrl: string | undefined;
+  if (tls) {
+    const https = createHttpsServer({ cert: tls.cert, key: tls.key }, app) as unknown as Server;
+    const httpsPort = await listen(https, config.HTTPS_PORT, config.HOST);
+    servers.push(https);
+    httpsUrl = `https://${displayHost}:${httpsPort}`;
+  }
   const http = createHttpServer(app);
   const httpPort = await listen(http, config.PORT, config.HOST);
-  const servers = [http];
-  let httpsUrl: string | undefined;
-  let tlsCert: string | undefined;
-  if (config.HTTPS_ENABLED) {
-    const tls = await loadTlsMaterial({ certFile: config.TLS_CERT_FILE, keyFile: config.TLS_KEY_FILE, dataDir: config.TOLLGATE_DATA_DIR, log });
-    const https = createHttpsServer({ cert: tls.cert, key: tls.key }, app);
-    const httpsPort = await listen(https as unknown as Server, config.HTTPS_PORT, config.HOST);
-    servers.push(https as unknown as Server);
-    httpsUrl = `https://${displayHost}:${httpsPort}`;
-    tlsCert = tls.cert;
-  }
+  servers.push(http);
+  const tlsCert = tls?.cert;
   const httpUrl = `http://${displayHost}:${httpPort}`;
   log.info({ httpUrl, httpsUrl }, 'gateway listening');
   return {

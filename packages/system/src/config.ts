@@ -8,6 +8,7 @@ export const systemConfigSchema = z.object({
   /** Port of the embedded PostgreSQL; 0 picks a free one. */
   EMBEDDED_PG_PORT: envPort(0),
   NATS_URL: z.string().optional(),
+  NATS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).optional(),
   LOG_LEVEL: logLevel,
 });
 

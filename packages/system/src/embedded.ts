@@ -41,7 +41,7 @@ export async function startEmbeddedSystem({ config, log, env: extraEnv = {} }: E
     );
     if (dbs.embedded) stops.push(dbs.embedded.stop);
 
-    const bus = config.NATS_URL ? await connectNatsBus({ url: config.NATS_URL, name: 'tollgate', logger: log }) : createMemoryBus();
+    const bus = config.NATS_URL ? await connectNatsBus({ url: config.NATS_URL, name: 'tollgate', prefix: config.NATS_PREFIX, logger: log }) : createMemoryBus();
     stops.push(() => bus.close());
 
     const services = {} as Record<ServiceName, ServiceHandle>;

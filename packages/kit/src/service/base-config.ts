@@ -12,6 +12,7 @@ export interface BaseServiceConfig {
   grpcHost: string;
   grpcPort: number;
   natsUrl?: string;
+  natsPrefix?: string;
   logLevel: string;
   /** Port of the service's Prometheus `/metrics` listener; unset = no listener. */
   metricsPort?: number;
@@ -21,6 +22,8 @@ const baseShape = {
   DATABASE_URL: z.string().min(1).optional(),
   GRPC_HOST: z.string().default('127.0.0.1'),
   NATS_URL: z.string().min(1).optional(),
+  /** Prefix of every stream and subject on a NATS server shared by several deployments. */
+  NATS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, - and _ only').optional(),
   LOG_LEVEL: logLevel,
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 };
@@ -45,6 +48,7 @@ export function serviceConfigSchema<S extends z.ZodRawShape, X extends object>(n
         grpcHost: env.GRPC_HOST as string,
         grpcPort: env.GRPC_PORT as number,
         natsUrl: env.NATS_URL as string | undefined,
+        natsPrefix: env.NATS_PREFIX as string | undefined,
         logLevel: env.LOG_LEVEL as string,
         metricsPort: env.METRICS_PORT as number | undefined,
         ...map(env as z.infer<z.ZodObject<S>>),

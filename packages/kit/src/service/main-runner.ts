@@ -10,7 +10,7 @@ export async function runServiceMain<C extends BaseServiceConfig>(module: Servic
   const log = createLogger({ name: module.name, level: config.logLevel });
   let bus: EventBus;
   if (config.natsUrl) {
-    bus = await connectNatsBus({ url: config.natsUrl, name: module.name, logger: log });
+    bus = await connectNatsBus({ url: config.natsUrl, name: module.name, prefix: config.natsPrefix, logger: log });
   } else {
     log.warn('NATS_URL is not set: events stay inside this process (fine for one process, wrong for a distributed deployment)');
     bus = createMemoryBus();
