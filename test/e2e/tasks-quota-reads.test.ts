@@ -1,5 +1,5 @@
 import { startTestSystem, type TestSystem } from '../support/system';
-import { newKey, newUser } from './keys-support';
+import { newKey, newUser, updateKey } from './keys-support';
 import { TASKS_TEST_ENV, hello, send, waitForStatus } from './tasks-support';
 
 // Check 6 (quota) guards calls that spend; a key whose quota is used up can still read and
@@ -34,5 +34,20 @@ describe('an exhausted key and its own tasks', () => {
     const listed = await send(t, 'POST', '/v1/task-query/list', { key, body: {} });
     expect(listed.status).toBe(200);
     expect(listed.body.items.map((i: { task_number: string }) => i.task_number)).toContain(taskNumber);
+  });
+
+  it('refuses lowering a quota below what the key has already used', async () => {
+    if (!t) return;
+    const user = await newUser(t);
+    const created = await newKey(t, user.token, { quota: '5' });
+    for (let i = 0; i < 2; i += 1) expect((await send(t, 'POST', '/v1/agent/demo-agent/sync', { key: created.key, body: hello() })).status).toBe(200);
+
+    const tooLow = await updateKey(t, user.token, created.id, { quota: '1' });
+    expect(tooLow.status).toBe(422);
+    expect(tooLow.body.detail[0].loc).toEqual(['body', 'quota']);
+
+    const exact = await updateKey(t, user.token, created.id, { quota: '2' });
+    expect(exact.status).toBe(200);
+    expect(exact.body.data).toMatchObject({ quota: 2, used_quota: 2, remaining_quota: 0 });
   });
 });
