@@ -19,6 +19,7 @@ import { docsService } from '../services/docs/src/service';
 import { loadDocsConfig } from '../services/docs/src/config';
 import { searchService } from '../services/search/src/service';
 import { loadSearchConfig } from '../services/search/src/config';
+import type { Row } from './report';
 
 const N = Number(process.env.BENCH_DOCS ?? 20_000);
 const QUERIES = 1_000;
@@ -86,6 +87,10 @@ const row = (name: string, ms: number[]) => {
   return `| ${name} | ${ms.length} | ${f(st.p50)} | ${f(st.p95)} | ${f(st.p99)} | ${f(st.max)} |`;
 };
 const now = () => Number(process.hrtime.bigint()) / 1e6;
+const asRow = (section: string, setting: string, ms: number[]): Row => {
+  const st = stats(ms);
+  return { section, setting, throughput: Math.round(1000 / st.mean), unit: 'ops/s, sequential', p50Ms: st.p50, p99Ms: st.p99 };
+};
 
 type Kind = 'word' | 'two words' | TypoKind | 'prefix' | 'filtered + sorted';
 
@@ -114,7 +119,7 @@ function queries(docs: SearchDoc[]): Array<{ kind: Kind; query: EngineQuery; sou
   return out;
 }
 
-async function engineBench(corpus: Generated[]): Promise<string[]> {
+async function engineBench(corpus: Generated[]): Promise<{ lines: string[]; rows: Row[] }> {
   const docs: SearchDoc[] = corpus.map((g, i) => ({ id: i + 1, slug: `doc-${i + 1}`, title: g.title, text: markdownToText(g.content), category: g.category, tags: g.tags, authorAccountId: 1, createdAt: g.updatedAt, updatedAt: g.updatedAt }));
   global.gc?.();
   const rss0 = process.memoryUsage().rss;
@@ -148,7 +153,13 @@ async function engineBench(corpus: Generated[]): Promise<string[]> {
     suggestMs.push(now() - s);
   }
   const all = [...byKind.values()].flat();
-  return [
+  const section = `search, embedded engine (${docs.length.toLocaleString('en')} docs)`;
+  const rows: Row[] = [
+    { section, setting: 'index build', throughput: Math.round(docs.length / (buildMs / 1000)), unit: 'docs/s' },
+    asRow(section, 'mixed queries', all),
+    asRow(section, 'suggest', suggestMs),
+  ];
+  const lines = [
     `Embedded engine (MiniSearch 7.2) in process, ${docs.length.toLocaleString('en')} documents (${f(docs.reduce((a, d) => a + d.text.length, 0) / docs.length / 1024)} KB of text each on average):`,
     '',
     `- build: ${(buildMs / 1000).toFixed(1)} s (${Math.round(docs.length / (buildMs / 1000)).toLocaleString('en')} documents/s), memory added ≈ ${Math.round(rssMb)} MB RSS`,
@@ -160,12 +171,13 @@ async function engineBench(corpus: Generated[]): Promise<string[]> {
     ...[...byKind.entries()].map(([k, v]) => row(k, v)),
     row('suggest (2+ chars typed)', suggestMs),
   ];
+  return { lines, rows };
 }
 
-async function serviceBench(corpus: Generated[]): Promise<string[]> {
+async function serviceBench(corpus: Generated[]): Promise<{ lines: string[]; rows: Row[] }> {
   const docsUrl = await createTestDatabase('bench_docs');
   const searchUrl = await createTestDatabase('bench_search');
-  if (!docsUrl || !searchUrl) return ['(skipped: no PostgreSQL)'];
+  if (!docsUrl || !searchUrl) return { lines: ['(skipped: no PostgreSQL)'], rows: [] };
   const bus = createMemoryBus();
   const log = silentLogger();
   const handles: ServiceHandle[] = [];
@@ -217,7 +229,9 @@ async function serviceBench(corpus: Generated[]): Promise<string[]> {
     }
     search.close();
     docs.close();
-    return [
+    const section = 'search service over gRPC';
+    const rows: Row[] = [asRow(section, 'one-word search', grpcMs), asRow(section, 'create → searchable', pipelineMs)];
+    const lines = [
       `Services over gRPC on PostgreSQL 15 (docs + search, in-process bus, embedded engine):`,
       '',
       `- seeding ${corpus.length.toLocaleString('en')} documents into the docs database with SQL: ${(seedMs / 1000).toFixed(1)} s (outside the API, to keep the run short)`,
@@ -228,6 +242,7 @@ async function serviceBench(corpus: Generated[]): Promise<string[]> {
       row('search, one word (incl. analytics write)', grpcMs),
       row('create → searchable (outbox, bus, index; polled)', pipelineMs),
     ];
+    return { lines, rows };
   } finally {
     for (const h of handles.reverse()) await h.stop();
     await bus.close();
@@ -248,17 +263,21 @@ function writeResults(lines: string[]): void {
   writeFileSync(path, `${doc.slice(0, i + start.length)}\n${lines.join('\n')}\n${doc.slice(j)}`);
 }
 
-async function main() {
+/** Runs both parts, writes their results into docs/search.md and returns table rows for `pnpm bench`. */
+export async function runSearchBench(): Promise<{ rows: Row[] }> {
   const corpus = generate(N);
   const header = [`Measured ${new Date().toISOString().slice(0, 10)} by \`pnpm exec tsx bench/search.ts\` (Node ${process.version}, ${require('node:os').cpus().length} cores).`, ''];
   const a = await engineBench(corpus);
-  console.log(a.join('\n'));
+  console.log(a.lines.join('\n'));
   const b = await serviceBench(corpus);
-  console.log(b.join('\n'));
-  writeResults([...header, ...a, '', ...b]);
+  console.log(b.lines.join('\n'));
+  writeResults([...header, ...a.lines, '', ...b.lines]);
+  return { rows: [...a.rows, ...b.rows] };
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+if (require.main === module) {
+  runSearchBench().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
