@@ -3,6 +3,7 @@ import { pinoHttp } from 'pino-http';
 import type { GatewayDeps } from './deps';
 import { errorHandler, sendError } from './http/errors';
 import { requestId } from './http/request-id';
+import { deferBodyErrors } from './http/deferred-body';
 import { pathAliases } from './http/path-aliases';
 import { AppError } from '@tollgate/kit';
 import { parsedBodyRoutes, rawBodyRoutes } from './routes';
@@ -28,8 +29,8 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     }),
   );
   for (const router of rawBodyRoutes(deps)) app.use(router);
-  app.use(express.json({ limit: config.BODY_LIMIT_BYTES, strict: false }));
-  app.use(express.urlencoded({ limit: config.BODY_LIMIT_BYTES, extended: false }));
+  app.use(deferBodyErrors(express.json({ limit: config.BODY_LIMIT_BYTES, strict: false })));
+  app.use(deferBodyErrors(express.urlencoded({ limit: config.BODY_LIMIT_BYTES, extended: false })));
   for (const router of parsedBodyRoutes(deps)) app.use(router);
   app.use((req, res) => sendError(res, AppError.notFound(`no route for ${req.method} ${req.path}`)));
   app.use(observeErrors);

@@ -44,13 +44,16 @@ describe('gateway skeleton', () => {
     expect(body.upstream).toEqual({ keys: false, billing: false, tasks: false, docs: false, search: false });
   });
 
-  it('turns malformed JSON into a 422 in the spec shape', async () => {
+  it('checks the API key before it reports a malformed JSON body', async () => {
     const res = await fetch(`${base}/v1/agent/demo-agent/sync`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"messages": [' });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({ detail: expect.stringContaining('Authorization') });
+  });
+
+  it('answers a malformed path escape with 422, never 500', async () => {
+    const res = await fetch(`${base}/v1/task-query/%ff`);
     expect(res.status).toBe(422);
-    const body = (await res.json()) as any;
-    expect(body.detail).toHaveLength(1);
-    expect(body.detail[0]).toMatchObject({ loc: ['body'], type: 'json_invalid' });
-    expect(typeof body.detail[0].msg).toBe('string');
+    expect(((await res.json()) as any).detail[0]).toMatchObject({ loc: ['path'], type: 'path_invalid' });
   });
 
   it('refuses a body over the limit with 413 {detail}', async () => {

@@ -23,9 +23,20 @@ export function toAppError(err: unknown): AppError {
       return AppError.invalid([{ loc: ['body'], msg: e.message, type: 'encoding_invalid' }], e.message);
     case 'request.aborted':
       return AppError.invalid([{ loc: ['body'], msg: 'request aborted', type: 'request_aborted' }], 'request aborted');
+    case 'parameters.too.many':
+      return new AppError(ErrorCode.PayloadTooLarge, 'the form has too many fields');
     default:
-      return new AppError(ErrorCode.Internal, 'internal server error', {}, { cause: err });
+      return clientMistake(e) ?? new AppError(ErrorCode.Internal, 'internal server error', {}, { cause: err });
   }
+}
+
+/** Errors of the HTTP layer that say they are the client's (a bad path escape, a body that fails to decode). */
+function clientMistake(e: BodyParserError | undefined): AppError | null {
+  if (e instanceof URIError) return AppError.invalid([{ loc: ['path'], msg: 'malformed percent-encoding in the path', type: 'path_invalid' }], 'malformed percent-encoding in the path');
+  const status = e?.status ?? (e as { statusCode?: number } | undefined)?.statusCode;
+  if (typeof status !== 'number' || status < 400 || status >= 500) return null;
+  if (status === 413) return new AppError(ErrorCode.PayloadTooLarge, e!.message);
+  return AppError.invalid([{ loc: ['body'], msg: `the request body could not be read: ${e!.message}`, type: 'body_invalid' }], 'the request body could not be read');
 }
 
 export function sendError(res: Response, err: unknown): void {

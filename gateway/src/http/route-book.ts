@@ -2,6 +2,8 @@ import { OpenAPIRegistry, extendZodWithOpenApi, type RouteConfig } from '@asteas
 import type { Request, RequestHandler, Response, Router } from 'express';
 import { z, type ZodType } from 'zod';
 import { AppError, zodIssues } from '@tollgate/kit';
+import { unsafeInput } from './input-safety';
+import { takeBodyError } from './deferred-body';
 
 extendZodWithOpenApi(z);
 
@@ -43,6 +45,8 @@ export interface ValidatedInput<B, Q, P> {
 const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
 function parsePart<T>(schema: ZodType | undefined, value: unknown, loc: string): T {
+  const unsafe = unsafeInput(value, [loc]);
+  if (unsafe) throw AppError.invalid([unsafe], `${unsafe.loc.join('.')}: ${unsafe.msg}`);
   if (!schema) return undefined as T;
   const result = schema.safeParse(value ?? {});
   if (!result.success) {
@@ -67,6 +71,7 @@ export class RouteBook {
   ): void {
     this.document(spec);
     const validateAndHandle: RequestHandler = async (req, res) => {
+      takeBodyError(res);
       const input = {
         params: parsePart<Infer<P>>(spec.params, req.params, 'path'),
         query: parsePart<Infer<Q>>(spec.query, req.query, 'query'),

@@ -11,6 +11,7 @@ import { agentVariantBody, appPath, completionSchema, executeBody, submissionSch
  */
 const bodyApiKey: RequestHandler = (req, _res, next) => {
   const key = (req.body as { api_key?: unknown } | undefined)?.api_key;
+  if (key !== undefined && key !== null && typeof key !== 'string') throw AppError.field(['body', 'api_key'], 'api_key must be a string', 'string_type');
   if (typeof key !== 'string' || key === '') return next();
   const header = req.headers.authorization;
   if (!header) {

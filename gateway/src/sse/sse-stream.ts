@@ -26,13 +26,16 @@ export function openSse(req: Request, res: Response, options: { heartbeatMs?: nu
   req.socket.setNoDelay(true);
   const heartbeat = setInterval(() => !closed && res.write(': keep-alive\n\n'), options.heartbeatMs ?? 15_000);
   heartbeat.unref();
-  res.on('close', () => {
+  const onClose = () => {
     clearInterval(heartbeat);
     if (!closed) {
       closed = true;
       controller.abort(new Error('client closed the stream'));
     }
-  });
+  };
+  res.on('close', onClose);
+  // A client that left before the stream opened has already fired 'close'.
+  if (res.destroyed || req.socket.destroyed) onClose();
   return {
     send(data, event) {
       if (closed) return;
