@@ -85,9 +85,16 @@ describe('/v1/billing', () => {
     expect((await call(t, 'GET', `/v1/billing/bills/${thisMonth()}`, keyA.key)).status).toBe(401);
     const badMonth = await call(t, 'GET', '/v1/billing/bills/2026-13', owner.token);
     expect(badMonth.status).toBe(422);
-    expect(Array.isArray(badMonth.body.detail)).toBe(true);
+    expect(badMonth.body.detail).toEqual([expect.objectContaining({ loc: ['path', 'month'] })]);
+    expect((await call(t, 'GET', '/v1/billing/bills/0000-01', owner.token)).body.detail).toEqual([expect.objectContaining({ loc: ['path', 'month'] })]);
     expect((await call(t, 'GET', '/v1/billing/bills/2026-01?format=xml', owner.token)).status).toBe(422);
-    expect((await call(t, 'GET', '/v1/billing/usage?from=2026-02-01&to=2026-01-01', owner.token)).status).toBe(422);
+    const backwards = await call(t, 'GET', '/v1/billing/usage?from=2026-02-01&to=2026-01-01', owner.token);
+    expect(backwards.status).toBe(422);
+    expect(backwards.body.detail).toEqual([expect.objectContaining({ loc: ['query', 'to'] })]);
+    const impossible = await call(t, 'GET', '/v1/billing/usage?from=2026-02-31', owner.token);
+    expect(impossible.status).toBe(422);
+    expect(impossible.body.detail).toEqual([expect.objectContaining({ loc: ['query', 'from'] })]);
+    expect((await call(t, 'GET', '/v1/billing/usage?from=1969-12-31&to=1970-01-02', owner.token)).status).toBe(422);
     expect((await call(t, 'GET', '/v1/billing/usage?api_key_id=abc', owner.token)).status).toBe(422);
   });
 
@@ -111,7 +118,12 @@ describe('/v1/billing', () => {
     expect(prices.body.items).toContainEqual(expect.objectContaining({ kind: 'agent', basis: 'per_execution', unit_price: '1' }));
     const denied = await call(t, 'PUT', '/v1/billing/prices', owner.token, { kind: 'aiapp', basis: 'per_execution', unit_price: '3' });
     expect(denied.status).toBe(403);
-    expect((await call(t, 'PUT', '/v1/billing/prices', t.adminToken, { kind: 'aiapp', basis: 'per_execution', unit_price: '-3' })).status).toBe(422);
+    const negative = await call(t, 'PUT', '/v1/billing/prices', t.adminToken, { kind: 'aiapp', basis: 'per_execution', unit_price: '-3' });
+    expect(negative.status).toBe(422);
+    expect(negative.body.detail.map((i: any) => i.loc)).toContainEqual(['body', 'unit_price']);
+    const tooFine = await call(t, 'PUT', '/v1/billing/prices', t.adminToken, { kind: 'aiapp', basis: 'per_execution', unit_price: 0.0000001 });
+    expect(tooFine.status).toBe(422);
+    expect(tooFine.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'unit_price'] })]);
     expect((await call(t, 'PUT', '/v1/billing/prices', t.adminToken, { kind: 'nope', basis: 'per_execution', unit_price: '3' })).status).toBe(422);
     const set = await call(t, 'PUT', '/v1/billing/prices', t.adminToken, { kind: 'aiapp', basis: 'per_execution', unit_price: '3.25' });
     expect(set.status).toBe(200);

@@ -3,6 +3,17 @@ import { Decimal, isDecimalText, moneyText } from '../src/domain/money';
 import { chargeFor, reservationFor, snapshotOf } from '../src/domain/prices';
 import { monthRange, usageRange } from '../src/domain/periods';
 import { accountFor } from '../src/domain/access';
+import { isAppError } from '@tollgate/kit';
+
+const locOf = (fn: () => unknown): string[] | undefined => {
+  try {
+    fn();
+  } catch (err) {
+    if (isAppError(err)) return err.details.issues?.[0]?.loc;
+    throw err;
+  }
+  return undefined;
+};
 
 const defaults = { rpm: { free: 60, pro: 600, enterprise: 6000 }, concurrency: { free: 5, pro: 20, enterprise: 100 } };
 
@@ -52,6 +63,31 @@ describe('periods', () => {
     expect(usageRange('', '', now)).toEqual({ from: new Date('2026-11-01T00:00:00Z'), to: new Date('2026-11-22T00:00:00Z') });
     expect(() => usageRange('2026-01-01', '2027-06-01', now)).toThrow(/366 days/);
     expect(() => usageRange('tomorrow', '', now)).toThrow(/ISO 8601/);
+  });
+
+  it.each(['2026-02-31', '2026-02-29', '2026-04-31', '2026-02-30T10:00:00Z', '2026-00-10', '2026-13-01', '2026-01-00'])('refuses the impossible date %p on query.from', (text) => {
+    expect(locOf(() => usageRange(text, '2026-12-01'))).toEqual(['query', 'from']);
+  });
+
+  it('accepts a leap day and date-times', () => {
+    expect(usageRange('2028-02-29', '2028-03-01T12:00:00Z').from).toEqual(new Date('2028-02-29T00:00:00Z'));
+  });
+
+  it('refuses years before 1970', () => {
+    expect(locOf(() => usageRange('1969-12-31', '1970-01-02'))).toEqual(['query', 'from']);
+    expect(locOf(() => usageRange('', '0000-01-01'))).toEqual(['query', 'to']);
+    expect(locOf(() => monthRange('0000-01'))).toEqual(['path', 'month']);
+    expect(locOf(() => monthRange('1969-12'))).toEqual(['path', 'month']);
+    expect(monthRange('1970-01').start).toEqual(new Date(0));
+  });
+
+  it('names the query or path parameter at fault', () => {
+    const now = new Date('2026-11-21T10:00:00Z');
+    expect(locOf(() => monthRange('2026-13'))).toEqual(['path', 'month']);
+    expect(locOf(() => usageRange('soon', '', now))).toEqual(['query', 'from']);
+    expect(locOf(() => usageRange('', 'later', now))).toEqual(['query', 'to']);
+    expect(locOf(() => usageRange('2026-02-01', '2026-01-01', now))).toEqual(['query', 'to']);
+    expect(locOf(() => usageRange('2025-01-01', '2026-06-01', now))).toEqual(['query', 'to']);
   });
 });
 

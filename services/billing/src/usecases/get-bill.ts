@@ -31,7 +31,7 @@ const view = (accountId: number, month: string, frozen: boolean, total: Decimal,
 export async function getBill(deps: { ledger: LedgerRepo; freezeGraceSeconds: number }, q: { actor: Actor | undefined; accountId: number; month: string }, now = new Date()): Promise<BillView> {
   const accountId = accountFor(q.actor, q.accountId);
   const { start, end } = monthRange(q.month);
-  if (start > now) throw AppError.field(['month'], 'is in the future');
+  if (start > now) throw AppError.field(['path', 'month'], 'is in the future');
   const closed = now.getTime() >= end.getTime() + deps.freezeGraceSeconds * 1000;
   if (closed) {
     const stored = await deps.ledger.frozenBill(accountId, q.month);

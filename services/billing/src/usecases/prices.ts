@@ -21,8 +21,8 @@ export async function listPrices(deps: { prices: PriceRepo }): Promise<PriceView
 /** Admin: sets one price; the next admission uses it (prices are read per admission, on every replica). */
 export async function setPrice(deps: { prices: PriceRepo }, actor: Actor | undefined, p: { kind: string; basis: string; unitPrice: string }): Promise<PriceView> {
   requireAdmin(actor);
-  if (!(PRICED_KINDS as readonly string[]).includes(p.kind)) throw AppError.field(['kind'], `must be one of ${PRICED_KINDS.join(', ')}`);
-  if (!(BASES as readonly string[]).includes(p.basis)) throw AppError.field(['basis'], `must be one of ${BASES.join(', ')}`);
-  if (!isDecimalText(p.unitPrice)) throw AppError.field(['unit_price'], 'must be a non-negative decimal with at most 6 decimal places');
+  if (!(PRICED_KINDS as readonly string[]).includes(p.kind)) throw AppError.field(['body', 'kind'], `must be one of ${PRICED_KINDS.join(', ')}`);
+  if (!(BASES as readonly string[]).includes(p.basis)) throw AppError.field(['body', 'basis'], `must be one of ${BASES.join(', ')}`);
+  if (!isDecimalText(p.unitPrice)) throw AppError.field(['body', 'unit_price'], 'must be a non-negative decimal with at most 6 decimal places');
   return view(await deps.prices.set(p.kind, p.basis, new Decimal(p.unitPrice)));
 }

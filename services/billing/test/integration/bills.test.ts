@@ -4,6 +4,7 @@ import { admitRequest, rejection, startBilling, taskNo, type BillingHarness } fr
 const ADMIN = { accountId: 1, isAdmin: true, apiKeyId: 0 };
 const owner = (accountId: number) => ({ accountId, isAdmin: false, apiKeyId: 0 });
 const thisMonth = () => new Date().toISOString().slice(0, 7);
+const firstLoc = (err: { details: Record<string, unknown> }) => (err.details.issues as Array<{ loc: string[] }> | undefined)?.[0]?.loc;
 
 describe('Prices, bills and usage', () => {
   let b: BillingHarness | null;
@@ -37,14 +38,16 @@ describe('Prices, bills and usage', () => {
     const denied = await rejection(b.client.setPrice({ actor: owner(5), price: { kind: 'workflow', basis: 'per_execution', unitPrice: '9', updatedAt: '' } }));
     expect(denied.code).toBe(ErrorCode.PermissionDenied);
     expect((await rejection(b.client.setPrice({ price: { kind: 'workflow', basis: 'per_execution', unitPrice: '9', updatedAt: '' } }))).code).toBe(ErrorCode.Unauthenticated);
-    for (const bad of [
-      { kind: 'nope', basis: 'per_execution', unitPrice: '1' },
-      { kind: 'workflow', basis: 'per_year', unitPrice: '1' },
-      { kind: 'workflow', basis: 'per_execution', unitPrice: '-1' },
-      { kind: 'workflow', basis: 'per_execution', unitPrice: '1e3' },
-      { kind: 'workflow', basis: 'per_execution', unitPrice: '0.0000001' },
-    ]) {
-      expect((await rejection(b.client.setPrice({ actor: ADMIN, price: { ...bad, updatedAt: '' } }))).code).toBe(ErrorCode.InvalidArgument);
+    for (const [bad, loc] of [
+      [{ kind: 'nope', basis: 'per_execution', unitPrice: '1' }, ['body', 'kind']],
+      [{ kind: 'workflow', basis: 'per_year', unitPrice: '1' }, ['body', 'basis']],
+      [{ kind: 'workflow', basis: 'per_execution', unitPrice: '-1' }, ['body', 'unit_price']],
+      [{ kind: 'workflow', basis: 'per_execution', unitPrice: '1e3' }, ['body', 'unit_price']],
+      [{ kind: 'workflow', basis: 'per_execution', unitPrice: '0.0000001' }, ['body', 'unit_price']],
+    ] as const) {
+      const err = await rejection(b.client.setPrice({ actor: ADMIN, price: { ...bad, updatedAt: '' } }));
+      expect(err.code).toBe(ErrorCode.InvalidArgument);
+      expect(firstLoc(err)).toEqual(loc);
     }
     await expect(b.client.admit(admitRequest({ apiKeyId: 301, kind: 'workflow' }))).resolves.toMatchObject({ reserved: '1' });
     await expect(b.client.setPrice({ actor: ADMIN, price: { kind: 'workflow', basis: 'per_execution', unitPrice: '2.5', updatedAt: '' } })).resolves.toMatchObject({
@@ -82,8 +85,11 @@ describe('Prices, bills and usage', () => {
 
   it('rejects malformed and future months', async () => {
     if (!b) return;
-    for (const month of ['2026-13', '26-01', 'now', '']) expect((await rejection(b.client.getBill({ actor: owner(40), accountId: 0, month }))).code).toBe(ErrorCode.InvalidArgument);
-    expect((await rejection(b.client.getBill({ actor: owner(40), accountId: 0, month: '2999-01' }))).code).toBe(ErrorCode.InvalidArgument);
+    for (const month of ['2026-13', '26-01', 'now', '', '0000-01', '1969-12', '2999-01']) {
+      const err = await rejection(b.client.getBill({ actor: owner(40), accountId: 0, month }));
+      expect(err.code).toBe(ErrorCode.InvalidArgument);
+      expect(firstLoc(err)).toEqual(['path', 'month']);
+    }
   });
 
   it('freezes a past month on first read: later ledger rows do not change it', async () => {
@@ -127,8 +133,16 @@ describe('Prices, bills and usage', () => {
     if (!b) return;
     expect((await rejection(b.client.queryUsage({ actor: owner(41), accountId: 0, apiKeyId: 401, from: '', to: '' }))).code).toBe(ErrorCode.NotFound);
     expect((await rejection(b.client.queryUsage({ actor: owner(41), accountId: 40, apiKeyId: 0, from: '', to: '' }))).code).toBe(ErrorCode.PermissionDenied);
-    for (const range of [{ from: 'yesterday', to: '' }, { from: '2025-05-01', to: '2025-04-01' }, { from: '2020-01-01', to: '2025-01-01' }]) {
-      expect((await rejection(b.client.queryUsage({ actor: owner(40), accountId: 0, apiKeyId: 0, ...range }))).code).toBe(ErrorCode.InvalidArgument);
+    for (const [range, loc] of [
+      [{ from: 'yesterday', to: '' }, ['query', 'from']],
+      [{ from: '2026-02-31', to: '' }, ['query', 'from']],
+      [{ from: '2025-01-01', to: '2025-02-29' }, ['query', 'to']],
+      [{ from: '2025-05-01', to: '2025-04-01' }, ['query', 'to']],
+      [{ from: '2020-01-01', to: '2025-01-01' }, ['query', 'to']],
+    ] as const) {
+      const err = await rejection(b.client.queryUsage({ actor: owner(40), accountId: 0, apiKeyId: 0, ...range }));
+      expect(err.code).toBe(ErrorCode.InvalidArgument);
+      expect(firstLoc(err)).toEqual(loc);
     }
   });
 
