@@ -140,6 +140,7 @@ describe('API key management', () => {
       ['negative quota', { name: 'x', quota: '-1' }, 'quota'],
       ['text quota', { name: 'x', quota: 'lots' }, 'quota'],
       ['too precise quota', { name: 'x', quota: '1.0000001' }, 'quota'],
+      ['quota beyond 999999999.999999', { name: 'x', quota: '1000000000' }, 'quota'],
       ['short expiry', { name: 'x', expired_time: '2027' }, 'expired_time'],
       ['impossible date', { name: 'x', expired_time: '20270230120000' }, 'expired_time'],
       ['hour 24', { name: 'x', expired_time: '20270101240000' }, 'expired_time'],

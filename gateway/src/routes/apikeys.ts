@@ -17,6 +17,12 @@ const token = z.string().min(1).openapi({ description: "The user's token" });
 const amount = (description: string) => z.union([z.string().max(40), z.number()]).openapi({ description });
 const time14 = (description: string) => z.string().regex(/^(\d{14})?$/, 'must be 14 digits YYYYMMDDhhmmss (UTC)').openapi({ description, example: '20271231235959' });
 const id = (description: string) => z.coerce.number().int().min(1).max(2_147_483_647).openapi({ type: 'integer', description });
+/** Upper bound of a key's own rpm_limit / concurrency_limit (documented in docs/keys.md). */
+export const KEY_LIMIT_MAX = 1_000_000;
+const limit = (description: string) =>
+  z.union([z.literal(''), z.coerce.number().int().min(0).max(KEY_LIMIT_MAX)]).openapi({ type: 'integer', description: `${description}, whole number 0–${KEY_LIMIT_MAX.toLocaleString('en-US')}; 0 or empty = the account level's default` });
+const rpmLimit = limit("This key's own requests-per-minute limit");
+const concurrencyLimit = limit("This key's own limit on executions in flight");
 const adminAccount = id('Admin only: the account whose keys to manage (default: your own)').optional();
 
 const createBody = z.object({
@@ -27,6 +33,8 @@ const createBody = z.object({
   quota: amount('Total usable amount, ≥ 0, up to 6 decimals; omitted or empty = unlimited').optional(),
   expired_time: time14('Expiry, in the future; omitted or empty = never').optional(),
   comments: z.string().max(1000).optional(),
+  rpm_limit: rpmLimit.optional(),
+  concurrency_limit: concurrencyLimit.optional(),
   account_id: adminAccount,
 });
 
@@ -54,6 +62,8 @@ const updateBody = z.object({
   expired_time: time14('New expiry; empty = never; a past time expires the key now').optional(),
   comments: z.string().max(1000).optional(),
   group: z.string().max(64).optional(),
+  rpm_limit: rpmLimit.optional(),
+  concurrency_limit: concurrencyLimit.optional(),
 });
 
 const deleteBody = z.object({ token, api_key_id: id('The key to delete') });
@@ -73,11 +83,14 @@ const keySchema = z.object({
   expired_time: z.string().nullable().openapi({ description: 'null = never' }),
   status: z.string(),
   comments: z.string(),
+  rpm_limit: z.number().int().nullable().openapi({ description: "This key's own requests-per-minute limit; null = the account level's default" }),
+  concurrency_limit: z.number().int().nullable().openapi({ description: "This key's own limit on executions in flight; null = the account level's default" }),
 });
 const envelope = (data: z.ZodType) => z.object({ detail: z.string(), data });
 const errors = { 401: { description: 'Missing or unknown token' }, 403: { description: 'Account disabled, or not allowed' }, 422: { description: 'Invalid field' } };
 
 const text = (v: string | number | undefined) => (v === undefined ? undefined : String(v).trim());
+const limitValue = (v: number | '' | undefined) => (v === '' ? 0 : v);
 
 function keyJson(k: ApiKey, used = '0') {
   const quota = k.quota === '' ? null : k.quota;
@@ -96,6 +109,8 @@ function keyJson(k: ApiKey, used = '0') {
     expired_time: k.expiredTime || null,
     status: k.status,
     comments: k.comments,
+    rpm_limit: k.rpmLimit > 0 ? k.rpmLimit : null,
+    concurrency_limit: k.concurrencyLimit > 0 ? k.concurrencyLimit : null,
   };
 }
 
@@ -119,6 +134,8 @@ export function apiKeyRoutes(deps: GatewayDeps): Router {
         quota: text(body.quota),
         expiredTime: body.expired_time || undefined,
         comments: body.comments ?? '',
+        rpmLimit: limitValue(body.rpm_limit),
+        concurrencyLimit: limitValue(body.concurrency_limit),
         allowedKinds: [],
         accountId: body.account_id ?? 0,
       });
@@ -146,7 +163,7 @@ export function apiKeyRoutes(deps: GatewayDeps): Router {
 
   deps.book.add(
     router,
-    { ...common, path: '/apikeys/update', summary: 'Change name, quota, status, expired_time, comments or group of a key', body: updateBody, responses: { 200: { description: 'Updated', schema: envelope(keySchema) }, 404: { description: 'No such key of yours' }, ...errors } },
+    { ...common, path: '/apikeys/update', summary: 'Change name, quota, status, expired_time, comments, group, rpm_limit or concurrency_limit of a key', body: updateBody, responses: { 200: { description: 'Updated', schema: envelope(keySchema) }, 404: { description: 'No such key of yours' }, ...errors } },
     async ({ body }, _req, res) => {
       const quota = text(body.quota);
       const used = (await usedQuotaOf(deps, [body.api_key_id])).get(body.api_key_id) ?? '0';
@@ -159,6 +176,8 @@ export function apiKeyRoutes(deps: GatewayDeps): Router {
         expiredTime: body.expired_time,
         comments: body.comments,
         group: body.group,
+        rpmLimit: limitValue(body.rpm_limit),
+        concurrencyLimit: limitValue(body.concurrency_limit),
         usedQuota: used,
       });
       deps.keyCache?.invalidate('key', key.id);

@@ -1,7 +1,7 @@
 import { isAppError } from '@tollgate/kit';
 import { parseChannel } from '../src/domain/channel';
 import { parseTime14, toTime14 } from '../src/domain/time14';
-import { QUOTA_PATTERN, normalizeDecimal, quotaOrThrow, toMicros } from '../src/domain/quota';
+import { MAX_QUOTA, QUOTA_PATTERN, normalizeDecimal, quotaOrThrow, toMicros } from '../src/domain/quota';
 import { API_KEY_PATTERN, newApiKey, newUserToken, sameHash, sha256Hex } from '../src/domain/secrets';
 
 const fieldOf = (fn: () => unknown): string | undefined => {
@@ -9,6 +9,16 @@ const fieldOf = (fn: () => unknown): string | undefined => {
     fn();
   } catch (err) {
     if (isAppError(err)) return err.details.issues?.[0]?.loc.join('.');
+    throw err;
+  }
+  return undefined;
+};
+
+const issueOf = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (err) {
+    if (isAppError(err)) return err.details.issues?.[0];
     throw err;
   }
   return undefined;
@@ -48,6 +58,11 @@ describe('quota amounts', () => {
   it.each(['0', '1', '100.5', '0.000001', '99999999999999.999999'])('accepts %p', (s) => expect(QUOTA_PATTERN.test(s)).toBe(true));
   it.each(['-1', '-0', '1.0000001', '1e3', '', ' 1', '1.', '.5', '999999999999999'])('rejects %p', (s) => {
     expect(fieldOf(() => quotaOrThrow(s))).toBe('body.quota');
+  });
+  it(`caps a quota at ${MAX_QUOTA}, so its JSON number stays exact`, () => {
+    expect(quotaOrThrow('999999999.999999')).toBe('999999999.999999');
+    const tooBig = issueOf(() => quotaOrThrow('1000000000'));
+    expect(tooBig).toMatchObject({ loc: ['body', 'quota'], type: 'less_than_equal' });
   });
   it('compares exactly in millionths', () => {
     expect(toMicros('0.1') + toMicros('0.2')).toBe(toMicros('0.3'));

@@ -13,10 +13,14 @@ export function toMicros(s: string): bigint {
   return negative ? -v : v;
 }
 
+/** Largest quota a key may be given: its JSON number (the spec's type for quota) stays exact. */
+export const MAX_QUOTA = '999999999.999999';
+
 export function quotaOrThrow(s: string): string {
   if (!QUOTA_PATTERN.test(s)) {
     throw AppError.field(['body', 'quota'], 'quota must be a number ≥ 0 with at most 6 decimal places', s.startsWith('-') ? 'greater_than_equal' : 'decimal_invalid');
   }
+  if (toMicros(s) > toMicros(MAX_QUOTA)) throw AppError.field(['body', 'quota'], `quota must be at most ${MAX_QUOTA}`, 'less_than_equal');
   return s;
 }
 

@@ -12,9 +12,13 @@ export function checkComments(comments: string): string {
   return comments;
 }
 
+/** Upper bound of a key's own rpm_limit / concurrency_limit. */
+export const MAX_KEY_LIMIT = 1_000_000;
+
 export function checkLimit(value: number | undefined, field: string): number | null | undefined {
   if (value === undefined) return undefined;
   if (value === 0) return null;
   if (!Number.isInteger(value) || value < 0) throw AppError.field(['body', field], `${field} must be a whole number ≥ 0 (0 = the level default)`, 'greater_than_equal');
+  if (value > MAX_KEY_LIMIT) throw AppError.field(['body', field], `${field} must be at most ${MAX_KEY_LIMIT}`, 'less_than_equal');
   return value;
 }
