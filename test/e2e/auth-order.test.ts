@@ -1,5 +1,5 @@
 import { startTestSystem, type TestSystem } from '../support/system';
-import { api, newKey, newUser, postForm, startProbe, time14, updateKey, type Probe } from './keys-support';
+import { api, newKey, newUser, postForm, startProbe, time14, updateKey, type Probe, statusAndBody } from './keys-support';
 
 // The spec's authentication order, through the real requireApiKey, keys service and PostgreSQL:
 // each test makes a key fail two checks at once and proves the earlier check answers.
@@ -46,7 +46,7 @@ describe('API key authentication order', () => {
   it('2. existence: a well-formed unknown key is 401', async () => {
     if (!t) return;
     const r = await probe.call('agent', `ak-${'Z'.repeat(32)}`);
-    expect(r).toEqual({ status: 401, body: { detail: 'invalid API key' } });
+    expect(statusAndBody(r)).toEqual({ status: 401, body: { detail: 'invalid API key' } });
   });
 
   it('3 before 4/5: a 禁用 key of a disabled account reports the key status (403)', async () => {
@@ -76,7 +76,7 @@ describe('API key authentication order', () => {
     const key = await newKey(t, limited.token, { channel: 'custom:agent,chatbot' });
     expect((await probe.call('agent', key.key)).status).toBe(200);
     const noPermission = await probe.call('chatbot', key.key);
-    expect(noPermission).toEqual({ status: 403, body: { detail: 'the account has no permission to run chatbot tasks' } });
+    expect(statusAndBody(noPermission)).toEqual({ status: 403, body: { detail: 'the account has no permission to run chatbot tasks' } });
     const wrongChannel = await newKey(t, limited.token, { channel: 'provider:openai' });
     expect((await probe.call('agent', wrongChannel.key)).body.detail).toMatch(/provider:openai key cannot run agent/);
     expect((await probe.call('passthrough', wrongChannel.key)).status).toBe(200);
@@ -84,7 +84,7 @@ describe('API key authentication order', () => {
     const disabled = await newUser(t);
     const dkey = await newKey(t, disabled.token);
     await api(t, 'PUT', `/api/v1/users/${disabled.id}`, admin(), { status: '禁用' });
-    expect(await probe.call('agent', dkey.key)).toEqual({ status: 403, body: { detail: 'the account of this API key is 禁用' } });
+    expect(statusAndBody(await probe.call('agent', dkey.key))).toEqual({ status: 403, body: { detail: 'the account of this API key is 禁用' } });
   });
 
   it('5 before 6: a disabled account with an exhausted key is 403, not 429', async () => {
@@ -144,7 +144,7 @@ describe('API key authentication order', () => {
     if (!t) return;
     const user = await newUser(t);
     const key = await newKey(t, user.token);
-    expect(await probe.call('passthrough', key.key)).toEqual({ status: 403, body: { detail: 'a platform key cannot call the provider passthrough' } });
+    expect(statusAndBody(await probe.call('passthrough', key.key))).toEqual({ status: 403, body: { detail: 'a platform key cannot call the provider passthrough' } });
   });
 
   describe('cached keys follow every change on the next request', () => {
@@ -174,7 +174,7 @@ describe('API key authentication order', () => {
       const key = await newKey(t, user.token);
       expect((await probe.call('agent', key.key)).status).toBe(200);
       expect((await postForm(t, '/apikeys/delete', { token: user.token, api_key_id: String(key.id) })).status).toBe(200);
-      expect(await probe.call('agent', key.key)).toEqual({ status: 401, body: { detail: 'invalid API key' } });
+      expect(statusAndBody(await probe.call('agent', key.key))).toEqual({ status: 401, body: { detail: 'invalid API key' } });
     });
 
     it('an account change (disable, then delete) reaches its cached keys', async () => {

@@ -3,31 +3,16 @@ import { silentLogger, SERVICE_NAMES } from '@tollgate/kit';
 import { loadGatewayConfig, startGateway, type GatewayHandle } from '@tollgate/gateway';
 import { fetchTrusting } from '../support/https';
 import type { TestSystem } from '../support/system';
+import { readReply, type Reply } from '../support/reply';
 
-export interface Reply {
-  status: number;
-  headers: Headers;
-  body: any;
-  text: string;
-}
-
-async function reply(res: { status: number; headers: Headers; text(): Promise<string> }): Promise<Reply> {
-  const text = await res.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  return { status: res.status, headers: res.headers, body, text };
-}
+export type { Reply } from '../support/reply';
 
 /** A call with `Authorization: Bearer <token>` to the gateway over HTTPS (the docs API requires it; /v1 accepts it). */
 export async function call(t: TestSystem, method: string, path: string, token?: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
   const h: Record<string, string> = { 'content-type': 'application/json', ...headers };
   if (token !== undefined) h.authorization = `Bearer ${token}`;
   const res = await t.httpsFetch(`${t.https}${path}`, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body) });
-  return reply(res as unknown as Response);
+  return readReply(res);
 }
 
 let seq = 0;
@@ -44,7 +29,7 @@ export async function newAccount(t: TestSystem, level: 'free' | 'pro' | 'enterpr
 export async function newApiKey(t: TestSystem, token: string, fields: Record<string, string> = {}): Promise<{ id: number; key: string }> {
   const form = new URLSearchParams({ token, name: 'billing key', ...fields });
   const res = await fetch(`${t.http}/apikeys/create`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() });
-  const r = await reply(res);
+  const r = await readReply(res);
   if (r.status !== 200) throw new Error(`key create failed: ${r.status} ${r.text}`);
   return r.body.data;
 }

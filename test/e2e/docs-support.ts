@@ -1,23 +1,16 @@
 import type { TestSystem } from '../support/system';
+import { readReply, type Reply } from '../support/reply';
 
-export interface Reply {
-  status: number;
-  body: any;
-}
+export type { Reply } from '../support/reply';
 
 /** A docs-API call over HTTPS; `body` as a string is sent verbatim (malformed JSON tests). */
 export async function call(t: TestSystem, method: string, path: string, token: string | undefined, body?: unknown): Promise<Reply> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (token !== undefined) headers.authorization = `Bearer ${token}`;
   const res = await t.httpsFetch(`${t.https}${path}`, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
-  const text = await res.text();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new Error(`${method} ${path} answered ${res.status} with a body that is not JSON: ${text.slice(0, 200)}`);
-  }
-  return { status: res.status, body: parsed };
+  const r = await readReply(res);
+  if (r.body === undefined) throw new Error(`${method} ${path} answered ${r.status} with a body that is not JSON: ${r.text.slice(0, 200)}`);
+  return r;
 }
 
 let seq = 0;

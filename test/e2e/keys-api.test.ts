@@ -1,5 +1,5 @@
 import { startTestSystem, type TestSystem } from '../support/system';
-import { newKey, newUser, postForm, time14, updateKey } from './keys-support';
+import { newKey, newUser, postForm, time14, updateKey, statusAndBody } from './keys-support';
 
 // POST /apikeys/* through the gateway: the happy path and every kind of bad input.
 describe('API key management', () => {
@@ -199,7 +199,7 @@ describe('API key management', () => {
     it('update and delete: 404 for unknown ids', async () => {
       if (!t) return;
       const r = await updateKey(t, token, 987654, { name: 'x' });
-      expect(r).toEqual({ status: 404, body: { detail: 'API key 987654 not found' } });
+      expect(statusAndBody(r)).toEqual({ status: 404, body: { detail: 'API key 987654 not found' } });
       expect((await postForm(t, '/apikeys/delete', { token, api_key_id: '987654' })).status).toBe(404);
       expect422(await postForm(t, '/apikeys/delete', { token, api_key_id: 'x' }), 'api_key_id');
     });

@@ -1,5 +1,5 @@
 import { startTestSystem, type TestSystem } from '../support/system';
-import { api, newKey, newUser, postForm, startProbe, updateKey, type Probe } from './keys-support';
+import { api, newKey, newUser, postForm, startProbe, updateKey, type Probe, statusAndBody } from './keys-support';
 
 // Another account's keys can never be listed, updated or deleted; an admin can, by account_id.
 describe('API key management across accounts', () => {
@@ -44,7 +44,7 @@ describe('API key management across accounts', () => {
     if (!t) return;
     for (const fields of [{ status: '禁用' }, { quota: '0' }, { name: 'stolen' }, { expired_time: '20200101000000' }] as Array<Record<string, string>>) {
       const r = await updateKey(t, bob.token, aliceKey.id, fields);
-      expect(r).toEqual({ status: 404, body: { detail: `API key ${aliceKey.id} not found` } });
+      expect(statusAndBody(r)).toEqual({ status: 404, body: { detail: `API key ${aliceKey.id} not found` } });
     }
     const mine = (await postForm(t, '/apikeys/list', { token: alice.token })).body.data.items[0];
     expect(mine).toMatchObject({ name: 'alice key', status: '启用', quota: 9, expired_time: null });

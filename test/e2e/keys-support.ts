@@ -5,18 +5,16 @@ import { requireApiKey, principalOf } from '../../gateway/src/auth/api-key';
 import { errorHandler } from '../../gateway/src/http/errors';
 import { RouteBook } from '../../gateway/src/http/route-book';
 import type { TestSystem } from '../support/system';
+import { readReply, type Reply } from '../support/reply';
 
-export interface Reply {
-  status: number;
-  body: any;
-}
+export type { Reply } from '../support/reply';
 
 /** POST a form (application/x-www-form-urlencoded) to the gateway, as the spec's key management does. */
 export async function postForm(t: TestSystem, path: string, fields: Record<string, string | string[]>): Promise<Reply> {
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(fields)) for (const one of Array.isArray(v) ? v : [v]) params.append(k, one);
   const res = await fetch(`${t.http}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: params.toString() });
-  return { status: res.status, body: await res.json() };
+  return readReply(res);
 }
 
 /** A docs-API call over HTTPS with a Bearer user token. */
@@ -24,7 +22,7 @@ export async function api(t: TestSystem, method: string, path: string, token: st
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (token !== undefined) headers.authorization = `Bearer ${token}`;
   const res = await t.httpsFetch(`${t.https}${path}`, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
-  return { status: res.status, body: await res.json() };
+  return readReply(res);
 }
 
 let seq = 0;
@@ -80,8 +78,11 @@ export async function startProbe(t: TestSystem): Promise<Probe> {
       const headers: Record<string, string> = { 'content-type': 'application/json' };
       if (key !== undefined) headers.authorization = raw ? key : `Bearer ${key}`;
       const res = await fetch(`${base}/probe/${kind}`, { method: 'POST', headers, body: '{}' });
-      return { status: res.status, body: await res.json() };
+      return readReply(res);
     },
     close: () => new Promise((r) => server.close(() => r())),
   };
 }
+
+/** Status and JSON body only, for exact comparisons of an answer's shape. */
+export const statusAndBody = (r: Reply) => ({ status: r.status, body: r.body });

@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { serveOnLoopback, type LoopbackServer } from '../support/loopback-server';
 import type { TestSystem } from '../support/system';
 import { send } from './tasks-support';
 
@@ -22,7 +22,7 @@ export interface ToolServer {
 }
 
 export async function startToolServer(): Promise<ToolServer> {
-  const sockets = new Set<Socket>();
+  let served: LoopbackServer | undefined;
   const held: ServerResponse[] = [];
   const waiters: Array<() => void> = [];
   const state: ToolServer = {
@@ -34,15 +34,11 @@ export async function startToolServer(): Promise<ToolServer> {
     release: () => {
       for (const res of held.splice(0)) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ held: true, got: (res as ServerResponse & { got?: unknown }).got }));
     },
-    close: () =>
-      new Promise((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
+    close: () => served?.close() ?? Promise.resolve(),
   };
   const json = (res: ServerResponse, status: number, value: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
 
-  const server: Server = createServer(async (req, res) => {
+  served = await serveOnLoopback(async (req, res) => {
     let raw = '';
     for await (const part of req) raw += part;
     const url = new URL(req.url ?? '/', 'http://x');
@@ -73,12 +69,7 @@ export async function startToolServer(): Promise<ToolServer> {
         return json(res, 404, { error: 'no such tool route' });
     }
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  state.url = served.url;
   return state;
 }
 

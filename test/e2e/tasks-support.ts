@@ -1,12 +1,8 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { TestSystem } from '../support/system';
+import { readReply, type Reply } from '../support/reply';
 
-export interface Reply {
-  status: number;
-  headers: Headers;
-  body: any;
-  text: string;
-}
+export type { Reply } from '../support/reply';
 
 /** Settings that keep the async tests quick: short leases and polls. */
 export const TASKS_TEST_ENV = { TASKS_POLL_MS: '200', TASKS_LEASE_MS: '2000', BILLING_RPM_PRO: '100000', BILLING_CONCURRENCY_PRO: '1000' };
@@ -15,14 +11,7 @@ export async function send(t: TestSystem, method: string, path: string, opts: { 
   const headers: Record<string, string> = { 'content-type': 'application/json', ...opts.headers };
   if (opts.key) headers.authorization = `Bearer ${opts.key}`;
   const res = await fetch(`${t.http}${path}`, { method, headers, body: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)) });
-  const text = await res.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  return { status: res.status, headers: res.headers, body, text };
+  return readReply(res);
 }
 
 let seq = 0;

@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage } from 'node:http';
+import { serveOnLoopback, type LoopbackServer } from './loopback-server';
 
 /**
  * A local server that speaks the OpenAI chat-completions protocol with function calling, over a real
@@ -44,15 +44,11 @@ function pieces(text: string, n: number): string[] {
 }
 
 export async function startFakeToolModel(script: (body: Record<string, any>, requestNo: number) => ScriptedReply = defaultToolScript): Promise<FakeToolModel> {
-  const sockets = new Set<Socket>();
+  let served: LoopbackServer | undefined;
   const state: FakeToolModel = {
     baseUrl: '',
     requests: [],
-    close: () =>
-      new Promise((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
+    close: () => served?.close() ?? Promise.resolve(),
   };
 
   const handle = async (req: IncomingMessage, res: import('node:http').ServerResponse) => {
@@ -90,14 +86,7 @@ export async function startFakeToolModel(script: (body: Record<string, any>, req
     res.end('data: [DONE]\n\n');
   };
 
-  const server: Server = createServer((req, res) => {
-    handle(req, res).catch(() => res.destroy());
-  });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  state.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  served = await serveOnLoopback(handle);
+  state.baseUrl = `${served.url}/v1`;
   return state;
 }

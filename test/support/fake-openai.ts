@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { serveOnLoopback, type LoopbackServer } from './loopback-server';
 
 /**
  * A local server that speaks the OpenAI chat-completions protocol over a real socket, standing in for
@@ -35,17 +35,14 @@ function chunk(id: string, model: string, delta: Record<string, string>, finish:
 
 export async function startFakeOpenAi(options: { slowChunkMs?: number } = {}): Promise<FakeOpenAi> {
   const slowChunkMs = options.slowChunkMs ?? 100;
-  const sockets = new Set<import('node:net').Socket>();
+  let served: LoopbackServer | undefined;
   const waiters: Array<{ n: number; resolve: () => void }> = [];
   const state: FakeOpenAi = {
     baseUrl: '',
     requests: [],
     aborted: 0,
     waitForAborts: (n) => (state.aborted >= n ? Promise.resolve() : new Promise((resolve) => waiters.push({ n, resolve }))),
-    close: () => new Promise((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    close: () => served?.close() ?? Promise.resolve(),
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -100,14 +97,7 @@ export async function startFakeOpenAi(options: { slowChunkMs?: number } = {}): P
     res.end('data: [DONE]\n\n');
   };
 
-  const server: Server = createServer((req, res) => {
-    handle(req, res).catch(() => res.destroy());
-  });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  state.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  served = await serveOnLoopback(handle);
+  state.baseUrl = `${served.url}/v1`;
   return state;
 }
