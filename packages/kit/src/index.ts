@@ -8,3 +8,6 @@ export * from './bus';
 export * from './service';
 export * from './events';
 export * from './metrics';
+export * from './site';
+export * from './render';
+export * from './secrets';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { currentRequestId, runWithRequestContext } from '../src/context';
-import { connectNatsBus, createMemoryBus, type BusMessage, type EventBus, type NatsBus } from '../src/bus';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { connectNatsBus, connectPortBus, createMemoryBus, serveBusOnPort, type BusMessage, type EventBus, type NatsBus } from '../src/bus';
 import { natsTestsCanRun, natsUrlForTests, warnNatsSkipped } from '../src/testing/nats';
 
 async function eventually(check: () => void, timeoutMs = 10_000): Promise<void> {
@@ -194,6 +195,89 @@ describe('memory bus', () => {
       buses.push(shared);
       return shared;
     },
+  });
+});
+
+// The bus as threads share it: the memory bus in one thread, each "thread" a MessagePort client.
+describe('memory bus over a MessagePort', () => {
+  let host: EventBus;
+  const ports: MessagePort[] = [];
+  const clients: EventBus[] = [];
+  beforeEach(() => {
+    host = createMemoryBus();
+  });
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => c.close()));
+    for (const p of ports.splice(0)) p.close();
+    await host.close();
+  });
+  contract({
+    bus: async () => {
+      const { port1, port2 } = new MessageChannel();
+      void serveBusOnPort(host, port2);
+      ports.push(port1, port2);
+      const client = connectPortBus(port1);
+      clients.push(client);
+      return client;
+    },
+  });
+
+  it('carries data as the bus encodes it: Dates as ISO strings, toJSON applied', async () => {
+    const { port1, port2 } = new MessageChannel();
+    void serveBusOnPort(host, port2);
+    ports.push(port1, port2);
+    const client = connectPortBus(port1);
+    clients.push(client);
+    const id = randomUUID().slice(0, 8);
+    const got: unknown[] = [];
+    await host.subscribe({ durable: `enc-${id}`, subjects: `tasks.status.${id}`, handler: async (m) => void got.push(m.data) });
+    await client.publish(`tasks.status.${id}`, { at: new Date(Date.UTC(2026, 0, 2)), amount: { toJSON: () => '1.50' } });
+    await eventually(() => expect(got).toEqual([{ at: '2026-01-02T00:00:00.000Z', amount: '1.50' }]));
+  });
+
+  it('redelivers what a thread that went away never acked to the next subscriber', async () => {
+    const { port1, port2 } = new MessageChannel();
+    const served = serveBusOnPort(host, port2);
+    const gone = connectPortBus(port1);
+    const id = randomUUID().slice(0, 8);
+    let started!: () => void;
+    const inHandler = new Promise<void>((r) => (started = r));
+    await gone.subscribe({ durable: `gone-${id}`, subjects: `tasks.status.${id}`, handler: () => { started(); return new Promise<void>(() => {}); } });
+    await host.publish(`tasks.status.${id}`, { n: 1 });
+    await inHandler;
+    port1.close(); // the thread dies mid-handler
+    await served;
+    const got: number[] = [];
+    const channel = new MessageChannel();
+    void serveBusOnPort(host, channel.port2);
+    ports.push(channel.port1, channel.port2);
+    const next = connectPortBus(channel.port1);
+    clients.push(next);
+    await next.subscribe<{ n: number }>({ durable: `gone-${id}`, subjects: `tasks.status.${id}`, handler: async (m) => void got.push(m.data.n) });
+    await eventually(() => expect(got).toEqual([1]), 15_000);
+  });
+});
+
+describe('memory bus retention', () => {
+  it('keeps the newest maxMessagesPerStream messages, in order, across many trims', async () => {
+    const bus = createMemoryBus({ maxMessagesPerStream: 5 });
+    try {
+      const got: number[] = [];
+      // A durable that is behind: it sees only what is still retained when it catches up.
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      await bus.subscribe<{ n: number }>({ durable: 'slow', subjects: 'docs.ret.*', handler: async (m) => { await gate; got.push(m.data.n); } });
+      for (let n = 1; n <= 3_000; n++) await bus.publish('docs.ret.x', { n });
+      release();
+      await eventually(() => expect(got.at(-1)).toBe(3_000));
+      // The first message was already taken before the trims; after it, the retained tail in order.
+      expect(got.slice(1)).toEqual([2_996, 2_997, 2_998, 2_999, 3_000]);
+      const late: number[] = [];
+      await bus.subscribe<{ n: number }>({ durable: 'late', subjects: 'docs.ret.*', handler: async (m) => void late.push(m.data.n) });
+      await eventually(() => expect(late).toEqual([2_996, 2_997, 2_998, 2_999, 3_000]));
+    } finally {
+      await bus.close();
+    }
   });
 });
 

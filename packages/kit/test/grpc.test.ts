@@ -1,7 +1,7 @@
 import { ProbeClient, ProbeService } from '@tollgate/protos/common';
 import { AppError, ErrorCode } from '../src/errors';
 import { checkGrpcHealth, createGrpcClient, implement, startGrpcServer, type RunningGrpcServer } from '../src/grpc';
-import { currentRequestId, runWithRequestContext } from '../src/context';
+import { currentRequestContext, currentRequestId, runWithRequestContext } from '../src/context';
 import { silentLogger } from '../src/logging';
 
 // A real gRPC server and client over loopback: errors, request ids, deadlines, health, shutdown.
@@ -64,6 +64,24 @@ describe('gRPC kit', () => {
     expect(err.code).toBe(ErrorCode.DeadlineExceeded);
     await new Promise((r) => setTimeout(r, 50));
     expect(aborted).toBe(true);
+  });
+
+  it("gives the handler the caller's deadline, and a call made while serving never outlives it", async () => {
+    const before = Date.now();
+    let seen: number | undefined;
+    behaviour = async () => {
+      seen = currentRequestContext()?.deadline;
+      return { service: '', databaseTime: '' };
+    };
+    await client.ping({}, { timeoutMs: 700 });
+    expect(seen).toBeGreaterThan(before);
+    expect(seen).toBeLessThanOrEqual(Date.now() + 700);
+
+    // A nested call with a longer timeout of its own is cut to the outer call's deadline.
+    const inherited = Date.now() + 60_000;
+    await runWithRequestContext({ requestId: 'outer', deadline: inherited }, () => client.ping({}, { timeoutMs: 120_000 }));
+    // gRPC sends the deadline as a relative timeout, so it arrives within a few ms of the original.
+    expect(Math.abs(seen! - inherited)).toBeLessThan(5_000);
   });
 
   it('serves the standard health service', async () => {

@@ -132,4 +132,37 @@ describe('embedded PostgreSQL', () => {
       fs.rmSync(root, { recursive: true, force: true });
     }
   });
+  it('answers only to its own password (mode 0600 file), never to postgres/postgres, and replaces the old default on an existing cluster', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tollgate-embedded-'));
+    fs.chmodSync(root, 0o755);
+    const dataDir = path.join(root, 'pg');
+    const legacyUrl = (port: number) => `postgresql://postgres:postgres@127.0.0.1:${port}/postgres`;
+    const refused = (url: string) => query(url, 'SELECT 1').then(() => 'accepted', (e: { code?: string }) => e.code);
+    try {
+      const first = await startEmbeddedPostgres({ dataDir });
+      const file = path.join(root, 'pg-password');
+      try {
+        expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+        const password = fs.readFileSync(file, 'utf8').trim();
+        expect(password).toMatch(/^[0-9a-f]{48}$/);
+        expect(first.adminConnectionString).toContain(password);
+        expect(await refused(legacyUrl(first.port))).toBe('28P01');
+        // A cluster from before: it still has the old default, and no password file.
+        await query(first.adminConnectionString, "ALTER ROLE postgres PASSWORD 'postgres'");
+      } finally {
+        await first.stop();
+      }
+      fs.rmSync(file);
+      const second = await startEmbeddedPostgres({ dataDir });
+      try {
+        expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+        expect(await query(second.adminConnectionString, 'SELECT 1 AS one')).toEqual([{ one: 1 }]);
+        expect(await refused(legacyUrl(second.port))).toBe('28P01');
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
 });

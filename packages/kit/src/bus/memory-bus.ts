@@ -25,20 +25,43 @@ interface Delivery {
   readyAt: number;
 }
 
+/**
+ * One stream's retained messages, oldest first: an array read from `head`, so dropping the oldest
+ * is O(1) (the dead prefix is cut off only when it is as long as the live part: amortised O(1)).
+ */
 class Log {
-  readonly messages: Stored[] = [];
+  private items: Stored[] = [];
+  private head = 0;
   readonly msgIds = new Map<string, number>();
   lastSeq = 0;
   constructor(readonly spec: StreamSpec) {}
 
+  get size(): number {
+    return this.items.length - this.head;
+  }
+
   get firstSeq(): number {
-    return this.messages[0]?.seq ?? this.lastSeq + 1;
+    return this.head < this.items.length ? this.items[this.head].seq : this.lastSeq + 1;
+  }
+
+  /** The message with stream sequence `seq`, if still retained (sequences are dense). */
+  at(seq: number): Stored | undefined {
+    const first = this.firstSeq;
+    return seq >= first && seq <= this.lastSeq ? this.items[this.head + (seq - first)] : undefined;
+  }
+
+  push(msg: Stored): void {
+    this.items.push(msg);
   }
 
   trim(now: number, maxMessages: number): void {
-    let drop = 0;
-    while (drop < this.messages.length && (now - this.messages[drop].at > this.spec.maxAgeMs || this.messages.length - drop > maxMessages)) drop++;
-    if (drop > 0) this.messages.splice(0, drop);
+    while (this.head < this.items.length && (now - this.items[this.head].at > this.spec.maxAgeMs || this.items.length - this.head > maxMessages)) {
+      this.items[this.head++] = undefined as unknown as Stored;
+    }
+    if (this.head > 1_024 && this.head * 2 >= this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
     for (const [id, at] of this.msgIds) {
       if (now - at <= DUPLICATE_WINDOW_MS) break;
       this.msgIds.delete(id);
@@ -57,22 +80,36 @@ class Consumer {
   }
 
   take(now: number): Delivery | undefined {
-    const ready = this.retries.filter((d) => d.readyAt <= now).sort((a, b) => a.msg.seq - b.msg.seq)[0];
-    if (ready) {
-      this.retries.splice(this.retries.indexOf(ready), 1);
+    let i = -1;
+    for (let j = 0; j < this.retries.length; j++) {
+      const d = this.retries[j];
+      if (d.readyAt <= now && (i < 0 || d.msg.seq < this.retries[i].msg.seq)) i = j;
+    }
+    if (i >= 0) {
+      const ready = this.retries[i];
+      this.retries[i] = this.retries[this.retries.length - 1];
+      this.retries.pop();
       ready.count++;
       return ready;
     }
     this.next = Math.max(this.next, this.log.firstSeq);
-    const base = this.log.firstSeq;
     for (; this.next <= this.log.lastSeq; this.next++) {
-      const msg = this.log.messages[this.next - base];
+      const msg = this.log.at(this.next)!;
       if (subjectMatches(this.filter, msg.subject)) {
         this.next++;
         return { msg, count: 1, readyAt: 0 };
       }
     }
+    this.wakeAtEarliestRetry(now);
     return undefined;
+  }
+
+  /** A timer may fire a little before Date.now() reaches a retry's readyAt: wake again when it is due. */
+  private wakeAtEarliestRetry(now: number): void {
+    if (this.retries.length === 0) return;
+    let earliest = Infinity;
+    for (const d of this.retries) earliest = Math.min(earliest, d.readyAt);
+    setTimeout(() => this.wake(), Math.max(1, earliest - now + 1)).unref();
   }
 
   retryLater(d: Delivery, delayMs: number): void {
@@ -150,7 +187,7 @@ export function createMemoryBus(options: MemoryBusOptions = {}): EventBus {
         log.msgIds.set(opts.msgId, now);
       }
       const msg: Stored = { seq: ++log.lastSeq, subject, payload: encode(data), headers: outgoingHeaders(opts.headers), at: now };
-      log.messages.push(msg);
+      log.push(msg);
       log.trim(now, maxMessages);
       for (const c of consumers.values()) if (c.log === log) c.wake();
       for (const w of watchers) {

@@ -7,6 +7,8 @@ export const DEFAULT_STREAMS: readonly StreamSpec[] = [
   { name: 'TASKS', subjects: ['tasks.>'], maxAgeMs: 24 * HOUR },
   { name: 'DOCS', subjects: ['docs.>'], maxAgeMs: 7 * 24 * HOUR },
   { name: 'KEYS', subjects: ['keys.>'], maxAgeMs: 24 * HOUR },
+  { name: 'ACTIVITY', subjects: ['activity.>'], maxAgeMs: 7 * 24 * HOUR },
+  { name: 'WEBHOOKS', subjects: ['webhooks.>'], maxAgeMs: 24 * HOUR },
 ];
 
 export const DEFAULT_MAX_DELIVER = 10;

@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 
 export interface RequestContext {
   requestId: string;
+  /** When the caller stops waiting (ms since the epoch): the incoming gRPC call's deadline, if it has one. */
+  deadline?: number;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();
@@ -18,6 +20,12 @@ export function currentRequestContext(): RequestContext | undefined {
 
 export function currentRequestId(): string | undefined {
   return storage.getStore()?.requestId;
+}
+
+/** Milliseconds left before the current call's deadline; Infinity outside a call with a deadline. */
+export function msUntilDeadline(): number {
+  const deadline = storage.getStore()?.deadline;
+  return deadline === undefined ? Infinity : deadline - Date.now();
 }
 
 export function newRequestId(): string {

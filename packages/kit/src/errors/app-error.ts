@@ -7,8 +7,13 @@ export const ErrorCode = {
   AlreadyExists: 'ALREADY_EXISTS',
   Conflict: 'CONFLICT',
   FailedPrecondition: 'FAILED_PRECONDITION',
+  /** A conditional write whose condition (If-Match) no longer holds (HTTP 412). */
+  PreconditionFailed: 'PRECONDITION_FAILED',
+  /** A write that must be conditional came without its condition (HTTP 428). */
+  PreconditionRequired: 'PRECONDITION_REQUIRED',
   ResourceExhausted: 'RESOURCE_EXHAUSTED',
   PayloadTooLarge: 'PAYLOAD_TOO_LARGE',
+  HeadersTooLarge: 'HEADERS_TOO_LARGE',
   Unavailable: 'UNAVAILABLE',
   DeadlineExceeded: 'DEADLINE_EXCEEDED',
   Internal: 'INTERNAL',

@@ -19,6 +19,11 @@ export interface DocumentEvent {
     updated_at: string;
     deleted_at?: string | null;
   };
+  /** Set on an `updated` event that took the document out of the trash. */
+  action?: 'restored';
+  /** On a permanent delete (no `document`): who wrote it and whether it was published, for access checks. */
+  author_account_id?: number;
+  status?: string;
   at: string;
 }
 

@@ -29,6 +29,8 @@ export interface TaskStatusEvent {
   duration_ms?: number;
   /** True when the work never started (cancelled while waiting, rejected before running). */
   never_ran?: boolean;
+  /** On final states: whether the submission named its own `webhook` URL (absent on events older than this field). */
+  webhook?: boolean;
 }
 
 export const taskStatusSubject = (taskNumber: string) => `tasks.status.${taskNumber}`;

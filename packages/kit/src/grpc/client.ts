@@ -1,5 +1,5 @@
 import { credentials, Metadata, type CallOptions, type Client, type ClientReadableStream, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
-import { REQUEST_ID_HEADER, currentRequestId } from '../context/request-context';
+import { REQUEST_ID_HEADER, currentRequestContext, currentRequestId } from '../context/request-context';
 import { fromGrpcError } from './status-map';
 
 export interface CallSettings {
@@ -33,6 +33,13 @@ function metadataFor(settings: CallSettings | undefined): Metadata {
   return md;
 }
 
+/** A call made while serving another never outlives the caller's deadline. */
+function deadlineFor(timeoutMs: number): number {
+  const own = Date.now() + timeoutMs;
+  const inherited = currentRequestContext()?.deadline;
+  return inherited === undefined ? own : Math.min(own, inherited);
+}
+
 /**
  * A promise-returning client: every unary call gets a deadline and the current request id;
  * gRPC errors come back as the AppError the server threw.
@@ -59,7 +66,7 @@ export function createGrpcClient<C extends Client>(Ctor: ClientCtor<C>, address:
     }
     wrapped[name] = (request: unknown, settings?: CallSettings) =>
       new Promise((resolve, reject) => {
-        const deadline = Date.now() + (settings?.timeoutMs ?? defaults.timeoutMs ?? DEFAULT_DEADLINE_MS);
+        const deadline = deadlineFor(settings?.timeoutMs ?? defaults.timeoutMs ?? DEFAULT_DEADLINE_MS);
         const call = (fn as UnaryFn)(request as never, metadataFor(settings), { deadline }, (err, res) => (err ? reject(fromGrpcError(err)) : resolve(res)));
         settings?.signal?.addEventListener('abort', () => call.cancel(), { once: true });
       });

@@ -15,6 +15,8 @@ type ServiceDefinition = Record<string, MethodDefinition>;
 
 export interface CallContext {
   requestId: string;
+  /** The caller's deadline in ms since the epoch, when it set one. */
+  deadline?: number;
   log: Logger;
   metadata: Metadata;
   /** Aborted when the client cancels or the deadline passes. */
@@ -32,12 +34,20 @@ export type Handlers<D> = {
   [K in keyof D]: D[K] extends { responseStream: true } ? StreamHandler<D[K]> : UnaryHandler<D[K]>;
 };
 
-function contextFor(call: { metadata: Metadata; cancelled: boolean; on(event: 'cancelled', l: () => void): unknown }, log: Logger, method: string): CallContext {
+type IncomingCall = { metadata: Metadata; cancelled: boolean; on(event: 'cancelled', l: () => void): unknown; getDeadline(): Date | number };
+
+function deadlineOf(call: IncomingCall): number | undefined {
+  const deadline = call.getDeadline();
+  const ms = deadline instanceof Date ? deadline.getTime() : deadline;
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+function contextFor(call: IncomingCall, log: Logger, method: string): CallContext {
   const incoming = call.metadata.get(REQUEST_ID_HEADER)[0];
   const requestId = typeof incoming === 'string' && incoming ? incoming : newRequestId();
   const controller = new AbortController();
   call.on('cancelled', () => controller.abort(new Error('cancelled by client')));
-  return { requestId, log: log.child({ requestId, rpc: method }), metadata: call.metadata, signal: controller.signal };
+  return { requestId, deadline: deadlineOf(call), log: log.child({ requestId, rpc: method }), metadata: call.metadata, signal: controller.signal };
 }
 
 function logFailure(ctx: CallContext, err: unknown): void {
@@ -63,7 +73,7 @@ export function implement<D extends ServiceDefinition>(definition: D, handlers: 
 function unaryAdapter(handler: UnaryHandler<MethodDefinition>, log: Logger, path: string) {
   return (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
     const ctx = contextFor(call, log, path);
-    runWithRequestContext({ requestId: ctx.requestId }, () => handler(call.request as never, ctx)).then(
+    runWithRequestContext({ requestId: ctx.requestId, deadline: ctx.deadline }, () => handler(call.request as never, ctx)).then(
       (response) => callback(null, response),
       (err: unknown) => {
         logFailure(ctx, err);
@@ -82,7 +92,7 @@ function streamAdapter(handler: StreamHandler<MethodDefinition>, log: Logger, pa
         if (call.write(message)) resolve();
         else call.once('drain', () => resolve());
       });
-    runWithRequestContext({ requestId: ctx.requestId }, () => handler(call.request as never, send as never, ctx)).then(
+    runWithRequestContext({ requestId: ctx.requestId, deadline: ctx.deadline }, () => handler(call.request as never, send as never, ctx)).then(
       () => call.end(),
       (err: unknown) => {
         if (call.cancelled) return;

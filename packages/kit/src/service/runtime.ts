@@ -31,7 +31,7 @@ export interface ServiceRuntimeOptions<D extends QueryableDatabase> {
   migrationsDir: string;
   createDb(databaseUrl: string): D;
   /** Builds the gRPC services (and starts any background work) once the database is ready. */
-  build(db: D): Promise<{ services: ServiceBinding[]; onStop?: () => Promise<void> }> | { services: ServiceBinding[]; onStop?: () => Promise<void> };
+  build(db: D, extras: { metrics: Registry }): Promise<{ services: ServiceBinding[]; onStop?: () => Promise<void> }> | { services: ServiceBinding[]; onStop?: () => Promise<void> };
 }
 
 /**
@@ -42,7 +42,8 @@ export async function startServiceRuntime<D extends QueryableDatabase>(options: 
   const { name, log, config } = options;
   await applyMigrations({ connectionString: config.databaseUrl, migrationsDir: options.migrationsDir, logger: log });
   const db = options.createDb(config.databaseUrl);
-  const built = await options.build(db);
+  const metrics = createMetricsRegistry({ service: name }, { processMetrics: config.metricsPort !== undefined });
+  const built = await options.build(db, { metrics });
   const probe: ServiceBinding = {
     definition: ProbeService,
     implementation: implement(
@@ -56,7 +57,6 @@ export async function startServiceRuntime<D extends QueryableDatabase>(options: 
       log,
     ),
   };
-  const metrics = createMetricsRegistry({ service: name }, { processMetrics: config.metricsPort !== undefined });
   const grpcMetrics = createGrpcMetrics(metrics);
   const services = [...built.services, probe].map((b) => ({ ...b, implementation: instrumentImplementation(b.definition, b.implementation, grpcMetrics) }));
   const server = await startGrpcServer({ name, host: config.grpcHost, port: config.grpcPort, log, services });

@@ -44,6 +44,11 @@ export interface AdmitRequest {
   estimatedInputTokens: number;
   estimatedOutputTokens: number;
   estimatedSeconds: number;
+  /**
+   * > 0: the admission is leased for this long (renewed by RenewAdmissions) and reconciled by its
+   * task's outcome once the lease runs out; 0 = no lease (refunded after the admission TTL).
+   */
+  leaseSeconds: number;
 }
 
 export interface AdmitResponse {
@@ -73,6 +78,40 @@ export interface SettleResponse {
   alreadySettled: boolean;
   /** "charged" or "refunded": the state the admission ended in (the first settlement's, on a retry). */
   state: string;
+}
+
+export interface SettleBatchRequest {
+  items: SettleRequest[];
+}
+
+export interface SettleResult {
+  taskNumber: string;
+  /** False when billing has no admission of that task number (nothing settled). */
+  found: boolean;
+  charged: string;
+  alreadySettled: boolean;
+  state: string;
+}
+
+export interface SettleBatchResponse {
+  items: SettleResult[];
+}
+
+export interface RenewAdmissionsRequest {
+  taskNumbers: string[];
+  leaseSeconds: number;
+}
+
+export interface RenewAdmissionsResponse {
+  renewed: number;
+}
+
+export interface ExpiredAdmissionsRequest {
+  limit: number;
+}
+
+export interface ExpiredAdmissionsResponse {
+  taskNumbers: string[];
 }
 
 export interface GetUsageRequest {
@@ -193,6 +232,7 @@ function createBaseAdmitRequest(): AdmitRequest {
     estimatedInputTokens: 0,
     estimatedOutputTokens: 0,
     estimatedSeconds: 0,
+    leaseSeconds: 0,
   };
 }
 
@@ -236,6 +276,9 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
     }
     if (message.estimatedSeconds !== 0) {
       writer.uint32(104).int32(message.estimatedSeconds);
+    }
+    if (message.leaseSeconds !== 0) {
+      writer.uint32(112).int32(message.leaseSeconds);
     }
     return writer;
   },
@@ -357,6 +400,14 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
             message.estimatedSeconds = reader.int32();
             continue;
           }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.leaseSeconds = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -420,6 +471,11 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
         : isSet(object.estimated_seconds)
         ? globalThis.Number(object.estimated_seconds)
         : 0,
+      leaseSeconds: isSet(object.leaseSeconds)
+        ? globalThis.Number(object.leaseSeconds)
+        : isSet(object.lease_seconds)
+        ? globalThis.Number(object.lease_seconds)
+        : 0,
     };
   },
 
@@ -464,6 +520,9 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
     if (message.estimatedSeconds !== 0) {
       obj.estimatedSeconds = Math.round(message.estimatedSeconds);
     }
+    if (message.leaseSeconds !== 0) {
+      obj.leaseSeconds = Math.round(message.leaseSeconds);
+    }
     return obj;
   },
 
@@ -485,6 +544,7 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
     message.estimatedInputTokens = object.estimatedInputTokens ?? 0;
     message.estimatedOutputTokens = object.estimatedOutputTokens ?? 0;
     message.estimatedSeconds = object.estimatedSeconds ?? 0;
+    message.leaseSeconds = object.leaseSeconds ?? 0;
     return message;
   },
 };
@@ -905,6 +965,585 @@ export const SettleResponse: MessageFns<SettleResponse> = {
     message.charged = object.charged ?? "";
     message.alreadySettled = object.alreadySettled ?? false;
     message.state = object.state ?? "";
+    return message;
+  },
+};
+
+function createBaseSettleBatchRequest(): SettleBatchRequest {
+  return { items: [] };
+}
+
+export const SettleBatchRequest: MessageFns<SettleBatchRequest> = {
+  encode(message: SettleBatchRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.items) {
+      SettleRequest.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SettleBatchRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSettleBatchRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.items.push(SettleRequest.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SettleBatchRequest {
+    return {
+      items: globalThis.Array.isArray(object?.items) ? object.items.map((e: any) => SettleRequest.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: SettleBatchRequest): unknown {
+    const obj: any = {};
+    if (message.items?.length) {
+      obj.items = message.items.map((e) => SettleRequest.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SettleBatchRequest>): SettleBatchRequest {
+    return SettleBatchRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SettleBatchRequest>): SettleBatchRequest {
+    const message = createBaseSettleBatchRequest();
+    message.items = object.items?.map((e) => SettleRequest.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseSettleResult(): SettleResult {
+  return { taskNumber: "", found: false, charged: "", alreadySettled: false, state: "" };
+}
+
+export const SettleResult: MessageFns<SettleResult> = {
+  encode(message: SettleResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.taskNumber !== "") {
+      writer.uint32(10).string(message.taskNumber);
+    }
+    if (message.found !== false) {
+      writer.uint32(16).bool(message.found);
+    }
+    if (message.charged !== "") {
+      writer.uint32(26).string(message.charged);
+    }
+    if (message.alreadySettled !== false) {
+      writer.uint32(32).bool(message.alreadySettled);
+    }
+    if (message.state !== "") {
+      writer.uint32(42).string(message.state);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SettleResult {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSettleResult();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.taskNumber = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.found = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.charged = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.alreadySettled = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.state = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SettleResult {
+    return {
+      taskNumber: isSet(object.taskNumber)
+        ? globalThis.String(object.taskNumber)
+        : isSet(object.task_number)
+        ? globalThis.String(object.task_number)
+        : "",
+      found: isSet(object.found) ? globalThis.Boolean(object.found) : false,
+      charged: isSet(object.charged) ? globalThis.String(object.charged) : "",
+      alreadySettled: isSet(object.alreadySettled)
+        ? globalThis.Boolean(object.alreadySettled)
+        : isSet(object.already_settled)
+        ? globalThis.Boolean(object.already_settled)
+        : false,
+      state: isSet(object.state) ? globalThis.String(object.state) : "",
+    };
+  },
+
+  toJSON(message: SettleResult): unknown {
+    const obj: any = {};
+    if (message.taskNumber !== "") {
+      obj.taskNumber = message.taskNumber;
+    }
+    if (message.found !== false) {
+      obj.found = message.found;
+    }
+    if (message.charged !== "") {
+      obj.charged = message.charged;
+    }
+    if (message.alreadySettled !== false) {
+      obj.alreadySettled = message.alreadySettled;
+    }
+    if (message.state !== "") {
+      obj.state = message.state;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SettleResult>): SettleResult {
+    return SettleResult.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SettleResult>): SettleResult {
+    const message = createBaseSettleResult();
+    message.taskNumber = object.taskNumber ?? "";
+    message.found = object.found ?? false;
+    message.charged = object.charged ?? "";
+    message.alreadySettled = object.alreadySettled ?? false;
+    message.state = object.state ?? "";
+    return message;
+  },
+};
+
+function createBaseSettleBatchResponse(): SettleBatchResponse {
+  return { items: [] };
+}
+
+export const SettleBatchResponse: MessageFns<SettleBatchResponse> = {
+  encode(message: SettleBatchResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.items) {
+      SettleResult.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SettleBatchResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSettleBatchResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.items.push(SettleResult.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SettleBatchResponse {
+    return {
+      items: globalThis.Array.isArray(object?.items) ? object.items.map((e: any) => SettleResult.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: SettleBatchResponse): unknown {
+    const obj: any = {};
+    if (message.items?.length) {
+      obj.items = message.items.map((e) => SettleResult.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SettleBatchResponse>): SettleBatchResponse {
+    return SettleBatchResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SettleBatchResponse>): SettleBatchResponse {
+    const message = createBaseSettleBatchResponse();
+    message.items = object.items?.map((e) => SettleResult.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRenewAdmissionsRequest(): RenewAdmissionsRequest {
+  return { taskNumbers: [], leaseSeconds: 0 };
+}
+
+export const RenewAdmissionsRequest: MessageFns<RenewAdmissionsRequest> = {
+  encode(message: RenewAdmissionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.taskNumbers) {
+      writer.uint32(10).string(v!);
+    }
+    if (message.leaseSeconds !== 0) {
+      writer.uint32(16).int32(message.leaseSeconds);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RenewAdmissionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRenewAdmissionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.taskNumbers.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.leaseSeconds = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RenewAdmissionsRequest {
+    return {
+      taskNumbers: globalThis.Array.isArray(object?.taskNumbers)
+        ? object.taskNumbers.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.task_numbers)
+        ? object.task_numbers.map((e: any) => globalThis.String(e))
+        : [],
+      leaseSeconds: isSet(object.leaseSeconds)
+        ? globalThis.Number(object.leaseSeconds)
+        : isSet(object.lease_seconds)
+        ? globalThis.Number(object.lease_seconds)
+        : 0,
+    };
+  },
+
+  toJSON(message: RenewAdmissionsRequest): unknown {
+    const obj: any = {};
+    if (message.taskNumbers?.length) {
+      obj.taskNumbers = message.taskNumbers;
+    }
+    if (message.leaseSeconds !== 0) {
+      obj.leaseSeconds = Math.round(message.leaseSeconds);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RenewAdmissionsRequest>): RenewAdmissionsRequest {
+    return RenewAdmissionsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RenewAdmissionsRequest>): RenewAdmissionsRequest {
+    const message = createBaseRenewAdmissionsRequest();
+    message.taskNumbers = object.taskNumbers?.map((e) => e) || [];
+    message.leaseSeconds = object.leaseSeconds ?? 0;
+    return message;
+  },
+};
+
+function createBaseRenewAdmissionsResponse(): RenewAdmissionsResponse {
+  return { renewed: 0 };
+}
+
+export const RenewAdmissionsResponse: MessageFns<RenewAdmissionsResponse> = {
+  encode(message: RenewAdmissionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.renewed !== 0) {
+      writer.uint32(8).int32(message.renewed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RenewAdmissionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRenewAdmissionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.renewed = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RenewAdmissionsResponse {
+    return { renewed: isSet(object.renewed) ? globalThis.Number(object.renewed) : 0 };
+  },
+
+  toJSON(message: RenewAdmissionsResponse): unknown {
+    const obj: any = {};
+    if (message.renewed !== 0) {
+      obj.renewed = Math.round(message.renewed);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RenewAdmissionsResponse>): RenewAdmissionsResponse {
+    return RenewAdmissionsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RenewAdmissionsResponse>): RenewAdmissionsResponse {
+    const message = createBaseRenewAdmissionsResponse();
+    message.renewed = object.renewed ?? 0;
+    return message;
+  },
+};
+
+function createBaseExpiredAdmissionsRequest(): ExpiredAdmissionsRequest {
+  return { limit: 0 };
+}
+
+export const ExpiredAdmissionsRequest: MessageFns<ExpiredAdmissionsRequest> = {
+  encode(message: ExpiredAdmissionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.limit !== 0) {
+      writer.uint32(8).int32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExpiredAdmissionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExpiredAdmissionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExpiredAdmissionsRequest {
+    return { limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0 };
+  },
+
+  toJSON(message: ExpiredAdmissionsRequest): unknown {
+    const obj: any = {};
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ExpiredAdmissionsRequest>): ExpiredAdmissionsRequest {
+    return ExpiredAdmissionsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ExpiredAdmissionsRequest>): ExpiredAdmissionsRequest {
+    const message = createBaseExpiredAdmissionsRequest();
+    message.limit = object.limit ?? 0;
+    return message;
+  },
+};
+
+function createBaseExpiredAdmissionsResponse(): ExpiredAdmissionsResponse {
+  return { taskNumbers: [] };
+}
+
+export const ExpiredAdmissionsResponse: MessageFns<ExpiredAdmissionsResponse> = {
+  encode(message: ExpiredAdmissionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.taskNumbers) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExpiredAdmissionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExpiredAdmissionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.taskNumbers.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExpiredAdmissionsResponse {
+    return {
+      taskNumbers: globalThis.Array.isArray(object?.taskNumbers)
+        ? object.taskNumbers.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.task_numbers)
+        ? object.task_numbers.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ExpiredAdmissionsResponse): unknown {
+    const obj: any = {};
+    if (message.taskNumbers?.length) {
+      obj.taskNumbers = message.taskNumbers;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ExpiredAdmissionsResponse>): ExpiredAdmissionsResponse {
+    return ExpiredAdmissionsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ExpiredAdmissionsResponse>): ExpiredAdmissionsResponse {
+    const message = createBaseExpiredAdmissionsResponse();
+    message.taskNumbers = object.taskNumbers?.map((e) => e) || [];
     return message;
   },
 };
@@ -2515,6 +3154,40 @@ export const BillingService = {
     responseSerialize: (value: SettleResponse): Buffer => Buffer.from(SettleResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): SettleResponse => SettleResponse.decode(value),
   },
+  /** Many settlements in one statement (the tasks service's coalescing settler); each idempotent. */
+  settleBatch: {
+    path: "/tollgate.billing.v1.Billing/SettleBatch" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SettleBatchRequest): Buffer => Buffer.from(SettleBatchRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SettleBatchRequest => SettleBatchRequest.decode(value),
+    responseSerialize: (value: SettleBatchResponse): Buffer => Buffer.from(SettleBatchResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SettleBatchResponse => SettleBatchResponse.decode(value),
+  },
+  /** Extends the lease of open admissions whose executions are still under way. */
+  renewAdmissions: {
+    path: "/tollgate.billing.v1.Billing/RenewAdmissions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RenewAdmissionsRequest): Buffer =>
+      Buffer.from(RenewAdmissionsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RenewAdmissionsRequest => RenewAdmissionsRequest.decode(value),
+    responseSerialize: (value: RenewAdmissionsResponse): Buffer =>
+      Buffer.from(RenewAdmissionsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RenewAdmissionsResponse => RenewAdmissionsResponse.decode(value),
+  },
+  /** Open admissions whose lease ran out: the tasks service settles them by their task's outcome. */
+  expiredAdmissions: {
+    path: "/tollgate.billing.v1.Billing/ExpiredAdmissions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ExpiredAdmissionsRequest): Buffer =>
+      Buffer.from(ExpiredAdmissionsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ExpiredAdmissionsRequest => ExpiredAdmissionsRequest.decode(value),
+    responseSerialize: (value: ExpiredAdmissionsResponse): Buffer =>
+      Buffer.from(ExpiredAdmissionsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ExpiredAdmissionsResponse => ExpiredAdmissionsResponse.decode(value),
+  },
   getUsage: {
     path: "/tollgate.billing.v1.Billing/GetUsage" as const,
     requestStream: false as const,
@@ -2583,6 +3256,12 @@ export interface BillingServer extends UntypedServiceImplementation {
   admit: handleUnaryCall<AdmitRequest, AdmitResponse>;
   /** Charge or refund an admission and release its concurrency slot; idempotent by task number. */
   settle: handleUnaryCall<SettleRequest, SettleResponse>;
+  /** Many settlements in one statement (the tasks service's coalescing settler); each idempotent. */
+  settleBatch: handleUnaryCall<SettleBatchRequest, SettleBatchResponse>;
+  /** Extends the lease of open admissions whose executions are still under way. */
+  renewAdmissions: handleUnaryCall<RenewAdmissionsRequest, RenewAdmissionsResponse>;
+  /** Open admissions whose lease ran out: the tasks service settles them by their task's outcome. */
+  expiredAdmissions: handleUnaryCall<ExpiredAdmissionsRequest, ExpiredAdmissionsResponse>;
   getUsage: handleUnaryCall<GetUsageRequest, GetUsageResponse>;
   /** Charges over a time range by day and kind, for one account (or one of its keys). */
   queryUsage: handleUnaryCall<QueryUsageRequest, QueryUsageResponse>;
@@ -2629,6 +3308,54 @@ export interface BillingClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SettleResponse) => void,
+  ): ClientUnaryCall;
+  /** Many settlements in one statement (the tasks service's coalescing settler); each idempotent. */
+  settleBatch(
+    request: SettleBatchRequest,
+    callback: (error: ServiceError | null, response: SettleBatchResponse) => void,
+  ): ClientUnaryCall;
+  settleBatch(
+    request: SettleBatchRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SettleBatchResponse) => void,
+  ): ClientUnaryCall;
+  settleBatch(
+    request: SettleBatchRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SettleBatchResponse) => void,
+  ): ClientUnaryCall;
+  /** Extends the lease of open admissions whose executions are still under way. */
+  renewAdmissions(
+    request: RenewAdmissionsRequest,
+    callback: (error: ServiceError | null, response: RenewAdmissionsResponse) => void,
+  ): ClientUnaryCall;
+  renewAdmissions(
+    request: RenewAdmissionsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RenewAdmissionsResponse) => void,
+  ): ClientUnaryCall;
+  renewAdmissions(
+    request: RenewAdmissionsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RenewAdmissionsResponse) => void,
+  ): ClientUnaryCall;
+  /** Open admissions whose lease ran out: the tasks service settles them by their task's outcome. */
+  expiredAdmissions(
+    request: ExpiredAdmissionsRequest,
+    callback: (error: ServiceError | null, response: ExpiredAdmissionsResponse) => void,
+  ): ClientUnaryCall;
+  expiredAdmissions(
+    request: ExpiredAdmissionsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ExpiredAdmissionsResponse) => void,
+  ): ClientUnaryCall;
+  expiredAdmissions(
+    request: ExpiredAdmissionsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ExpiredAdmissionsResponse) => void,
   ): ClientUnaryCall;
   getUsage(
     request: GetUsageRequest,

@@ -118,6 +118,45 @@ export interface GetRevisionRequest {
   version: number;
 }
 
+/** One document of a bulk import: the fields of CreateDocumentRequest. */
+export interface BulkDocument {
+  title: string;
+  content: string;
+  category: string;
+  tags: string[];
+  status: string;
+  slug: string;
+}
+
+export interface BulkCreateDocumentsRequest {
+  actor?: Actor | undefined;
+  documents: BulkDocument[];
+}
+
+export interface FieldIssue {
+  loc: string[];
+  msg: string;
+  type: string;
+}
+
+/** The outcome of one item, by its position in the request: created (id > 0) or refused (error_code set). */
+export interface BulkCreateResult {
+  index: number;
+  id: number;
+  slug: string;
+  version: number;
+  status: string;
+  createdAt: string;
+  /** An AppError code (INVALID_ARGUMENT, ALREADY_EXISTS); empty when created. */
+  errorCode: string;
+  errorMessage: string;
+  issues: FieldIssue[];
+}
+
+export interface BulkCreateDocumentsResponse {
+  results: BulkCreateResult[];
+}
+
 function createBaseDocument(): Document {
   return {
     id: 0,
@@ -1636,6 +1675,635 @@ export const GetRevisionRequest: MessageFns<GetRevisionRequest> = {
   },
 };
 
+function createBaseBulkDocument(): BulkDocument {
+  return { title: "", content: "", category: "", tags: [], status: "", slug: "" };
+}
+
+export const BulkDocument: MessageFns<BulkDocument> = {
+  encode(message: BulkDocument, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.title !== "") {
+      writer.uint32(10).string(message.title);
+    }
+    if (message.content !== "") {
+      writer.uint32(18).string(message.content);
+    }
+    if (message.category !== "") {
+      writer.uint32(26).string(message.category);
+    }
+    for (const v of message.tags) {
+      writer.uint32(34).string(v!);
+    }
+    if (message.status !== "") {
+      writer.uint32(42).string(message.status);
+    }
+    if (message.slug !== "") {
+      writer.uint32(50).string(message.slug);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BulkDocument {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBulkDocument();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.content = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.category = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.tags.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.slug = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BulkDocument {
+    return {
+      title: isSet(object.title) ? globalThis.String(object.title) : "",
+      content: isSet(object.content) ? globalThis.String(object.content) : "",
+      category: isSet(object.category) ? globalThis.String(object.category) : "",
+      tags: globalThis.Array.isArray(object?.tags) ? object.tags.map((e: any) => globalThis.String(e)) : [],
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      slug: isSet(object.slug) ? globalThis.String(object.slug) : "",
+    };
+  },
+
+  toJSON(message: BulkDocument): unknown {
+    const obj: any = {};
+    if (message.title !== "") {
+      obj.title = message.title;
+    }
+    if (message.content !== "") {
+      obj.content = message.content;
+    }
+    if (message.category !== "") {
+      obj.category = message.category;
+    }
+    if (message.tags?.length) {
+      obj.tags = message.tags;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.slug !== "") {
+      obj.slug = message.slug;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<BulkDocument>): BulkDocument {
+    return BulkDocument.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<BulkDocument>): BulkDocument {
+    const message = createBaseBulkDocument();
+    message.title = object.title ?? "";
+    message.content = object.content ?? "";
+    message.category = object.category ?? "";
+    message.tags = object.tags?.map((e) => e) || [];
+    message.status = object.status ?? "";
+    message.slug = object.slug ?? "";
+    return message;
+  },
+};
+
+function createBaseBulkCreateDocumentsRequest(): BulkCreateDocumentsRequest {
+  return { actor: undefined, documents: [] };
+}
+
+export const BulkCreateDocumentsRequest: MessageFns<BulkCreateDocumentsRequest> = {
+  encode(message: BulkCreateDocumentsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.documents) {
+      BulkDocument.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BulkCreateDocumentsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBulkCreateDocumentsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.documents.push(BulkDocument.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BulkCreateDocumentsRequest {
+    return {
+      actor: isSet(object.actor) ? Actor.fromJSON(object.actor) : undefined,
+      documents: globalThis.Array.isArray(object?.documents)
+        ? object.documents.map((e: any) => BulkDocument.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: BulkCreateDocumentsRequest): unknown {
+    const obj: any = {};
+    if (message.actor !== undefined) {
+      obj.actor = Actor.toJSON(message.actor);
+    }
+    if (message.documents?.length) {
+      obj.documents = message.documents.map((e) => BulkDocument.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<BulkCreateDocumentsRequest>): BulkCreateDocumentsRequest {
+    return BulkCreateDocumentsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<BulkCreateDocumentsRequest>): BulkCreateDocumentsRequest {
+    const message = createBaseBulkCreateDocumentsRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
+    message.documents = object.documents?.map((e) => BulkDocument.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseFieldIssue(): FieldIssue {
+  return { loc: [], msg: "", type: "" };
+}
+
+export const FieldIssue: MessageFns<FieldIssue> = {
+  encode(message: FieldIssue, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.loc) {
+      writer.uint32(10).string(v!);
+    }
+    if (message.msg !== "") {
+      writer.uint32(18).string(message.msg);
+    }
+    if (message.type !== "") {
+      writer.uint32(26).string(message.type);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FieldIssue {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFieldIssue();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.loc.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.msg = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FieldIssue {
+    return {
+      loc: globalThis.Array.isArray(object?.loc) ? object.loc.map((e: any) => globalThis.String(e)) : [],
+      msg: isSet(object.msg) ? globalThis.String(object.msg) : "",
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+    };
+  },
+
+  toJSON(message: FieldIssue): unknown {
+    const obj: any = {};
+    if (message.loc?.length) {
+      obj.loc = message.loc;
+    }
+    if (message.msg !== "") {
+      obj.msg = message.msg;
+    }
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<FieldIssue>): FieldIssue {
+    return FieldIssue.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<FieldIssue>): FieldIssue {
+    const message = createBaseFieldIssue();
+    message.loc = object.loc?.map((e) => e) || [];
+    message.msg = object.msg ?? "";
+    message.type = object.type ?? "";
+    return message;
+  },
+};
+
+function createBaseBulkCreateResult(): BulkCreateResult {
+  return {
+    index: 0,
+    id: 0,
+    slug: "",
+    version: 0,
+    status: "",
+    createdAt: "",
+    errorCode: "",
+    errorMessage: "",
+    issues: [],
+  };
+}
+
+export const BulkCreateResult: MessageFns<BulkCreateResult> = {
+  encode(message: BulkCreateResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.index !== 0) {
+      writer.uint32(8).int32(message.index);
+    }
+    if (message.id !== 0) {
+      writer.uint32(16).int32(message.id);
+    }
+    if (message.slug !== "") {
+      writer.uint32(26).string(message.slug);
+    }
+    if (message.version !== 0) {
+      writer.uint32(32).int32(message.version);
+    }
+    if (message.status !== "") {
+      writer.uint32(42).string(message.status);
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(50).string(message.createdAt);
+    }
+    if (message.errorCode !== "") {
+      writer.uint32(58).string(message.errorCode);
+    }
+    if (message.errorMessage !== "") {
+      writer.uint32(66).string(message.errorMessage);
+    }
+    for (const v of message.issues) {
+      FieldIssue.encode(v!, writer.uint32(74).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BulkCreateResult {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBulkCreateResult();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.index = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.id = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.slug = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.version = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.errorCode = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.errorMessage = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.issues.push(FieldIssue.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BulkCreateResult {
+    return {
+      index: isSet(object.index) ? globalThis.Number(object.index) : 0,
+      id: isSet(object.id) ? globalThis.Number(object.id) : 0,
+      slug: isSet(object.slug) ? globalThis.String(object.slug) : "",
+      version: isSet(object.version) ? globalThis.Number(object.version) : 0,
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      createdAt: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+      errorCode: isSet(object.errorCode)
+        ? globalThis.String(object.errorCode)
+        : isSet(object.error_code)
+        ? globalThis.String(object.error_code)
+        : "",
+      errorMessage: isSet(object.errorMessage)
+        ? globalThis.String(object.errorMessage)
+        : isSet(object.error_message)
+        ? globalThis.String(object.error_message)
+        : "",
+      issues: globalThis.Array.isArray(object?.issues)
+        ? object.issues.map((e: any) => FieldIssue.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: BulkCreateResult): unknown {
+    const obj: any = {};
+    if (message.index !== 0) {
+      obj.index = Math.round(message.index);
+    }
+    if (message.id !== 0) {
+      obj.id = Math.round(message.id);
+    }
+    if (message.slug !== "") {
+      obj.slug = message.slug;
+    }
+    if (message.version !== 0) {
+      obj.version = Math.round(message.version);
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.createdAt !== "") {
+      obj.createdAt = message.createdAt;
+    }
+    if (message.errorCode !== "") {
+      obj.errorCode = message.errorCode;
+    }
+    if (message.errorMessage !== "") {
+      obj.errorMessage = message.errorMessage;
+    }
+    if (message.issues?.length) {
+      obj.issues = message.issues.map((e) => FieldIssue.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<BulkCreateResult>): BulkCreateResult {
+    return BulkCreateResult.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<BulkCreateResult>): BulkCreateResult {
+    const message = createBaseBulkCreateResult();
+    message.index = object.index ?? 0;
+    message.id = object.id ?? 0;
+    message.slug = object.slug ?? "";
+    message.version = object.version ?? 0;
+    message.status = object.status ?? "";
+    message.createdAt = object.createdAt ?? "";
+    message.errorCode = object.errorCode ?? "";
+    message.errorMessage = object.errorMessage ?? "";
+    message.issues = object.issues?.map((e) => FieldIssue.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseBulkCreateDocumentsResponse(): BulkCreateDocumentsResponse {
+  return { results: [] };
+}
+
+export const BulkCreateDocumentsResponse: MessageFns<BulkCreateDocumentsResponse> = {
+  encode(message: BulkCreateDocumentsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.results) {
+      BulkCreateResult.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BulkCreateDocumentsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBulkCreateDocumentsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.results.push(BulkCreateResult.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BulkCreateDocumentsResponse {
+    return {
+      results: globalThis.Array.isArray(object?.results)
+        ? object.results.map((e: any) => BulkCreateResult.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: BulkCreateDocumentsResponse): unknown {
+    const obj: any = {};
+    if (message.results?.length) {
+      obj.results = message.results.map((e) => BulkCreateResult.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<BulkCreateDocumentsResponse>): BulkCreateDocumentsResponse {
+    return BulkCreateDocumentsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<BulkCreateDocumentsResponse>): BulkCreateDocumentsResponse {
+    const message = createBaseBulkCreateDocumentsResponse();
+    message.results = object.results?.map((e) => BulkCreateResult.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /** Documents with revisions; changes are published through an outbox. */
 export type DocsService = typeof DocsService;
 export const DocsService = {
@@ -1648,6 +2316,18 @@ export const DocsService = {
     requestDeserialize: (value: Buffer): CreateDocumentRequest => CreateDocumentRequest.decode(value),
     responseSerialize: (value: Document): Buffer => Buffer.from(Document.encode(value).finish()),
     responseDeserialize: (value: Buffer): Document => Document.decode(value),
+  },
+  /** Creates up to 1,000 documents in one transaction; each is validated on its own and has its own result. */
+  bulkCreateDocuments: {
+    path: "/tollgate.docs.v1.Docs/BulkCreateDocuments" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: BulkCreateDocumentsRequest): Buffer =>
+      Buffer.from(BulkCreateDocumentsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): BulkCreateDocumentsRequest => BulkCreateDocumentsRequest.decode(value),
+    responseSerialize: (value: BulkCreateDocumentsResponse): Buffer =>
+      Buffer.from(BulkCreateDocumentsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): BulkCreateDocumentsResponse => BulkCreateDocumentsResponse.decode(value),
   },
   getDocument: {
     path: "/tollgate.docs.v1.Docs/GetDocument" as const,
@@ -1742,6 +2422,8 @@ export const DocsService = {
 
 export interface DocsServer extends UntypedServiceImplementation {
   createDocument: handleUnaryCall<CreateDocumentRequest, Document>;
+  /** Creates up to 1,000 documents in one transaction; each is validated on its own and has its own result. */
+  bulkCreateDocuments: handleUnaryCall<BulkCreateDocumentsRequest, BulkCreateDocumentsResponse>;
   getDocument: handleUnaryCall<GetDocumentRequest, Document>;
   updateDocument: handleUnaryCall<UpdateDocumentRequest, Document>;
   /** Soft delete (to the trash) or, with permanent, removal with all revisions; returns the document as it was. */
@@ -1772,6 +2454,22 @@ export interface DocsClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Document) => void,
+  ): ClientUnaryCall;
+  /** Creates up to 1,000 documents in one transaction; each is validated on its own and has its own result. */
+  bulkCreateDocuments(
+    request: BulkCreateDocumentsRequest,
+    callback: (error: ServiceError | null, response: BulkCreateDocumentsResponse) => void,
+  ): ClientUnaryCall;
+  bulkCreateDocuments(
+    request: BulkCreateDocumentsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: BulkCreateDocumentsResponse) => void,
+  ): ClientUnaryCall;
+  bulkCreateDocuments(
+    request: BulkCreateDocumentsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: BulkCreateDocumentsResponse) => void,
   ): ClientUnaryCall;
   getDocument(
     request: GetDocumentRequest,

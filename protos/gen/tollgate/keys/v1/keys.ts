@@ -43,6 +43,8 @@ export interface Account {
   lastActiveAt: string;
   /** True for the account made at first start (TOLLGATE_ADMIN_TOKEN); it cannot be deleted. */
   bootstrap: boolean;
+  /** Whether the account has a console password. */
+  hasPassword: boolean;
 }
 
 export interface ApiKey {
@@ -160,7 +162,11 @@ export interface CreateAccountRequest {
     | Permissions
     | undefined;
   /** ISO 8601; empty or absent means no end. */
-  validUntil?: string | undefined;
+  validUntil?:
+    | string
+    | undefined;
+  /** Console password (8–256 characters); absent: the user signs in with the user token. */
+  password?: string | undefined;
 }
 
 export interface CreateAccountResponse {
@@ -200,6 +206,56 @@ export interface UpdateAccountRequest {
     | undefined;
   /** ISO 8601; empty string removes the end. */
   validUntil?: string | undefined;
+}
+
+export interface SignInRequest {
+  /** Either email + password, or token (the user token). */
+  email: string;
+  password: string;
+  token: string;
+}
+
+export interface SignInResponse {
+  account?:
+    | Account
+    | undefined;
+  /** The session secret, returned once; the gateway puts it in an httpOnly cookie. */
+  sessionToken: string;
+  /** ISO 8601. */
+  expiresAt: string;
+}
+
+export interface AuthenticateSessionRequest {
+  sessionToken: string;
+}
+
+export interface SignOutRequest {
+  sessionToken: string;
+}
+
+export interface SignOutResponse {
+}
+
+export interface SetPasswordRequest {
+  actor?: Actor | undefined;
+  accountId: number;
+  password: string;
+  currentPassword: string;
+  /** The caller's own session, kept when the others are ended. */
+  keepSessionToken: string;
+}
+
+export interface RotateTokenRequest {
+  actor?: Actor | undefined;
+  accountId: number;
+}
+
+export interface RotateTokenResponse {
+  account?:
+    | Account
+    | undefined;
+  /** The new user token, shown once. */
+  token: string;
 }
 
 function createBasePermissions(): Permissions {
@@ -339,6 +395,7 @@ function createBaseAccount(): Account {
     createdAt: "",
     lastActiveAt: "",
     bootstrap: false,
+    hasPassword: false,
   };
 }
 
@@ -373,6 +430,9 @@ export const Account: MessageFns<Account> = {
     }
     if (message.bootstrap !== false) {
       writer.uint32(80).bool(message.bootstrap);
+    }
+    if (message.hasPassword !== false) {
+      writer.uint32(88).bool(message.hasPassword);
     }
     return writer;
   },
@@ -470,6 +530,14 @@ export const Account: MessageFns<Account> = {
             message.bootstrap = reader.bool();
             continue;
           }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.hasPassword = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -506,6 +574,11 @@ export const Account: MessageFns<Account> = {
         ? globalThis.String(object.last_active_at)
         : "",
       bootstrap: isSet(object.bootstrap) ? globalThis.Boolean(object.bootstrap) : false,
+      hasPassword: isSet(object.hasPassword)
+        ? globalThis.Boolean(object.hasPassword)
+        : isSet(object.has_password)
+        ? globalThis.Boolean(object.has_password)
+        : false,
     };
   },
 
@@ -541,6 +614,9 @@ export const Account: MessageFns<Account> = {
     if (message.bootstrap !== false) {
       obj.bootstrap = message.bootstrap;
     }
+    if (message.hasPassword !== false) {
+      obj.hasPassword = message.hasPassword;
+    }
     return obj;
   },
 
@@ -561,6 +637,7 @@ export const Account: MessageFns<Account> = {
     message.createdAt = object.createdAt ?? "";
     message.lastActiveAt = object.lastActiveAt ?? "";
     message.bootstrap = object.bootstrap ?? false;
+    message.hasPassword = object.hasPassword ?? false;
     return message;
   },
 };
@@ -2060,7 +2137,15 @@ export const DeleteKeyRequest: MessageFns<DeleteKeyRequest> = {
 };
 
 function createBaseCreateAccountRequest(): CreateAccountRequest {
-  return { actor: undefined, name: "", email: "", level: "", permissions: undefined, validUntil: undefined };
+  return {
+    actor: undefined,
+    name: "",
+    email: "",
+    level: "",
+    permissions: undefined,
+    validUntil: undefined,
+    password: undefined,
+  };
 }
 
 export const CreateAccountRequest: MessageFns<CreateAccountRequest> = {
@@ -2082,6 +2167,9 @@ export const CreateAccountRequest: MessageFns<CreateAccountRequest> = {
     }
     if (message.validUntil !== undefined) {
       writer.uint32(50).string(message.validUntil);
+    }
+    if (message.password !== undefined) {
+      writer.uint32(58).string(message.password);
     }
     return writer;
   },
@@ -2147,6 +2235,14 @@ export const CreateAccountRequest: MessageFns<CreateAccountRequest> = {
             message.validUntil = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.password = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2171,6 +2267,7 @@ export const CreateAccountRequest: MessageFns<CreateAccountRequest> = {
         : isSet(object.valid_until)
         ? globalThis.String(object.valid_until)
         : undefined,
+      password: isSet(object.password) ? globalThis.String(object.password) : undefined,
     };
   },
 
@@ -2194,6 +2291,9 @@ export const CreateAccountRequest: MessageFns<CreateAccountRequest> = {
     if (message.validUntil !== undefined) {
       obj.validUntil = message.validUntil;
     }
+    if (message.password !== undefined) {
+      obj.password = message.password;
+    }
     return obj;
   },
 
@@ -2210,6 +2310,7 @@ export const CreateAccountRequest: MessageFns<CreateAccountRequest> = {
       ? Permissions.fromPartial(object.permissions)
       : undefined;
     message.validUntil = object.validUntil ?? undefined;
+    message.password = object.password ?? undefined;
     return message;
   },
 };
@@ -2794,6 +2895,737 @@ export const UpdateAccountRequest: MessageFns<UpdateAccountRequest> = {
   },
 };
 
+function createBaseSignInRequest(): SignInRequest {
+  return { email: "", password: "", token: "" };
+}
+
+export const SignInRequest: MessageFns<SignInRequest> = {
+  encode(message: SignInRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.email !== "") {
+      writer.uint32(10).string(message.email);
+    }
+    if (message.password !== "") {
+      writer.uint32(18).string(message.password);
+    }
+    if (message.token !== "") {
+      writer.uint32(26).string(message.token);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SignInRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSignInRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.password = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SignInRequest {
+    return {
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+      password: isSet(object.password) ? globalThis.String(object.password) : "",
+      token: isSet(object.token) ? globalThis.String(object.token) : "",
+    };
+  },
+
+  toJSON(message: SignInRequest): unknown {
+    const obj: any = {};
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    if (message.password !== "") {
+      obj.password = message.password;
+    }
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SignInRequest>): SignInRequest {
+    return SignInRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SignInRequest>): SignInRequest {
+    const message = createBaseSignInRequest();
+    message.email = object.email ?? "";
+    message.password = object.password ?? "";
+    message.token = object.token ?? "";
+    return message;
+  },
+};
+
+function createBaseSignInResponse(): SignInResponse {
+  return { account: undefined, sessionToken: "", expiresAt: "" };
+}
+
+export const SignInResponse: MessageFns<SignInResponse> = {
+  encode(message: SignInResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.account !== undefined) {
+      Account.encode(message.account, writer.uint32(10).fork()).join();
+    }
+    if (message.sessionToken !== "") {
+      writer.uint32(18).string(message.sessionToken);
+    }
+    if (message.expiresAt !== "") {
+      writer.uint32(26).string(message.expiresAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SignInResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSignInResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.account = Account.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sessionToken = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.expiresAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SignInResponse {
+    return {
+      account: isSet(object.account) ? Account.fromJSON(object.account) : undefined,
+      sessionToken: isSet(object.sessionToken)
+        ? globalThis.String(object.sessionToken)
+        : isSet(object.session_token)
+        ? globalThis.String(object.session_token)
+        : "",
+      expiresAt: isSet(object.expiresAt)
+        ? globalThis.String(object.expiresAt)
+        : isSet(object.expires_at)
+        ? globalThis.String(object.expires_at)
+        : "",
+    };
+  },
+
+  toJSON(message: SignInResponse): unknown {
+    const obj: any = {};
+    if (message.account !== undefined) {
+      obj.account = Account.toJSON(message.account);
+    }
+    if (message.sessionToken !== "") {
+      obj.sessionToken = message.sessionToken;
+    }
+    if (message.expiresAt !== "") {
+      obj.expiresAt = message.expiresAt;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SignInResponse>): SignInResponse {
+    return SignInResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SignInResponse>): SignInResponse {
+    const message = createBaseSignInResponse();
+    message.account = (object.account !== undefined && object.account !== null)
+      ? Account.fromPartial(object.account)
+      : undefined;
+    message.sessionToken = object.sessionToken ?? "";
+    message.expiresAt = object.expiresAt ?? "";
+    return message;
+  },
+};
+
+function createBaseAuthenticateSessionRequest(): AuthenticateSessionRequest {
+  return { sessionToken: "" };
+}
+
+export const AuthenticateSessionRequest: MessageFns<AuthenticateSessionRequest> = {
+  encode(message: AuthenticateSessionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionToken !== "") {
+      writer.uint32(10).string(message.sessionToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuthenticateSessionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuthenticateSessionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AuthenticateSessionRequest {
+    return {
+      sessionToken: isSet(object.sessionToken)
+        ? globalThis.String(object.sessionToken)
+        : isSet(object.session_token)
+        ? globalThis.String(object.session_token)
+        : "",
+    };
+  },
+
+  toJSON(message: AuthenticateSessionRequest): unknown {
+    const obj: any = {};
+    if (message.sessionToken !== "") {
+      obj.sessionToken = message.sessionToken;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<AuthenticateSessionRequest>): AuthenticateSessionRequest {
+    return AuthenticateSessionRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AuthenticateSessionRequest>): AuthenticateSessionRequest {
+    const message = createBaseAuthenticateSessionRequest();
+    message.sessionToken = object.sessionToken ?? "";
+    return message;
+  },
+};
+
+function createBaseSignOutRequest(): SignOutRequest {
+  return { sessionToken: "" };
+}
+
+export const SignOutRequest: MessageFns<SignOutRequest> = {
+  encode(message: SignOutRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionToken !== "") {
+      writer.uint32(10).string(message.sessionToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SignOutRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSignOutRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SignOutRequest {
+    return {
+      sessionToken: isSet(object.sessionToken)
+        ? globalThis.String(object.sessionToken)
+        : isSet(object.session_token)
+        ? globalThis.String(object.session_token)
+        : "",
+    };
+  },
+
+  toJSON(message: SignOutRequest): unknown {
+    const obj: any = {};
+    if (message.sessionToken !== "") {
+      obj.sessionToken = message.sessionToken;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SignOutRequest>): SignOutRequest {
+    return SignOutRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SignOutRequest>): SignOutRequest {
+    const message = createBaseSignOutRequest();
+    message.sessionToken = object.sessionToken ?? "";
+    return message;
+  },
+};
+
+function createBaseSignOutResponse(): SignOutResponse {
+  return {};
+}
+
+export const SignOutResponse: MessageFns<SignOutResponse> = {
+  encode(_: SignOutResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SignOutResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSignOutResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): SignOutResponse {
+    return {};
+  },
+
+  toJSON(_: SignOutResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<SignOutResponse>): SignOutResponse {
+    return SignOutResponse.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<SignOutResponse>): SignOutResponse {
+    const message = createBaseSignOutResponse();
+    return message;
+  },
+};
+
+function createBaseSetPasswordRequest(): SetPasswordRequest {
+  return { actor: undefined, accountId: 0, password: "", currentPassword: "", keepSessionToken: "" };
+}
+
+export const SetPasswordRequest: MessageFns<SetPasswordRequest> = {
+  encode(message: SetPasswordRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.accountId !== 0) {
+      writer.uint32(16).int32(message.accountId);
+    }
+    if (message.password !== "") {
+      writer.uint32(26).string(message.password);
+    }
+    if (message.currentPassword !== "") {
+      writer.uint32(34).string(message.currentPassword);
+    }
+    if (message.keepSessionToken !== "") {
+      writer.uint32(42).string(message.keepSessionToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetPasswordRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetPasswordRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.accountId = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.password = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.currentPassword = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.keepSessionToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetPasswordRequest {
+    return {
+      actor: isSet(object.actor) ? Actor.fromJSON(object.actor) : undefined,
+      accountId: isSet(object.accountId)
+        ? globalThis.Number(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.Number(object.account_id)
+        : 0,
+      password: isSet(object.password) ? globalThis.String(object.password) : "",
+      currentPassword: isSet(object.currentPassword)
+        ? globalThis.String(object.currentPassword)
+        : isSet(object.current_password)
+        ? globalThis.String(object.current_password)
+        : "",
+      keepSessionToken: isSet(object.keepSessionToken)
+        ? globalThis.String(object.keepSessionToken)
+        : isSet(object.keep_session_token)
+        ? globalThis.String(object.keep_session_token)
+        : "",
+    };
+  },
+
+  toJSON(message: SetPasswordRequest): unknown {
+    const obj: any = {};
+    if (message.actor !== undefined) {
+      obj.actor = Actor.toJSON(message.actor);
+    }
+    if (message.accountId !== 0) {
+      obj.accountId = Math.round(message.accountId);
+    }
+    if (message.password !== "") {
+      obj.password = message.password;
+    }
+    if (message.currentPassword !== "") {
+      obj.currentPassword = message.currentPassword;
+    }
+    if (message.keepSessionToken !== "") {
+      obj.keepSessionToken = message.keepSessionToken;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SetPasswordRequest>): SetPasswordRequest {
+    return SetPasswordRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SetPasswordRequest>): SetPasswordRequest {
+    const message = createBaseSetPasswordRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
+    message.accountId = object.accountId ?? 0;
+    message.password = object.password ?? "";
+    message.currentPassword = object.currentPassword ?? "";
+    message.keepSessionToken = object.keepSessionToken ?? "";
+    return message;
+  },
+};
+
+function createBaseRotateTokenRequest(): RotateTokenRequest {
+  return { actor: undefined, accountId: 0 };
+}
+
+export const RotateTokenRequest: MessageFns<RotateTokenRequest> = {
+  encode(message: RotateTokenRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.accountId !== 0) {
+      writer.uint32(16).int32(message.accountId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RotateTokenRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRotateTokenRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.accountId = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RotateTokenRequest {
+    return {
+      actor: isSet(object.actor) ? Actor.fromJSON(object.actor) : undefined,
+      accountId: isSet(object.accountId)
+        ? globalThis.Number(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.Number(object.account_id)
+        : 0,
+    };
+  },
+
+  toJSON(message: RotateTokenRequest): unknown {
+    const obj: any = {};
+    if (message.actor !== undefined) {
+      obj.actor = Actor.toJSON(message.actor);
+    }
+    if (message.accountId !== 0) {
+      obj.accountId = Math.round(message.accountId);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RotateTokenRequest>): RotateTokenRequest {
+    return RotateTokenRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RotateTokenRequest>): RotateTokenRequest {
+    const message = createBaseRotateTokenRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
+    message.accountId = object.accountId ?? 0;
+    return message;
+  },
+};
+
+function createBaseRotateTokenResponse(): RotateTokenResponse {
+  return { account: undefined, token: "" };
+}
+
+export const RotateTokenResponse: MessageFns<RotateTokenResponse> = {
+  encode(message: RotateTokenResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.account !== undefined) {
+      Account.encode(message.account, writer.uint32(10).fork()).join();
+    }
+    if (message.token !== "") {
+      writer.uint32(18).string(message.token);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RotateTokenResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRotateTokenResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.account = Account.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RotateTokenResponse {
+    return {
+      account: isSet(object.account) ? Account.fromJSON(object.account) : undefined,
+      token: isSet(object.token) ? globalThis.String(object.token) : "",
+    };
+  },
+
+  toJSON(message: RotateTokenResponse): unknown {
+    const obj: any = {};
+    if (message.account !== undefined) {
+      obj.account = Account.toJSON(message.account);
+    }
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RotateTokenResponse>): RotateTokenResponse {
+    return RotateTokenResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RotateTokenResponse>): RotateTokenResponse {
+    const message = createBaseRotateTokenResponse();
+    message.account = (object.account !== undefined && object.account !== null)
+      ? Account.fromPartial(object.account)
+      : undefined;
+    message.token = object.token ?? "";
+    return message;
+  },
+};
+
 /** Accounts and API keys; the first checks of the spec's authentication order. */
 export type KeysService = typeof KeysService;
 export const KeysService = {
@@ -2913,6 +3745,64 @@ export const KeysService = {
     responseSerialize: (value: Account): Buffer => Buffer.from(Account.encode(value).finish()),
     responseDeserialize: (value: Buffer): Account => Account.decode(value),
   },
+  /**
+   * Console sign-in with email + password or with the user token: a new session whose secret is
+   * returned once (only its hash is kept). Failures: UNAUTHENTICATED (one message for every
+   * wrong credential), PERMISSION_DENIED when the account is 禁用.
+   */
+  signIn: {
+    path: "/tollgate.keys.v1.Keys/SignIn" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SignInRequest): Buffer => Buffer.from(SignInRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SignInRequest => SignInRequest.decode(value),
+    responseSerialize: (value: SignInResponse): Buffer => Buffer.from(SignInResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SignInResponse => SignInResponse.decode(value),
+  },
+  /** A session secret → its account: UNAUTHENTICATED when unknown, expired or signed out. */
+  authenticateSession: {
+    path: "/tollgate.keys.v1.Keys/AuthenticateSession" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AuthenticateSessionRequest): Buffer =>
+      Buffer.from(AuthenticateSessionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AuthenticateSessionRequest => AuthenticateSessionRequest.decode(value),
+    responseSerialize: (value: Account): Buffer => Buffer.from(Account.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Account => Account.decode(value),
+  },
+  /** Ends a session (unknown sessions are already ended: no error). */
+  signOut: {
+    path: "/tollgate.keys.v1.Keys/SignOut" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SignOutRequest): Buffer => Buffer.from(SignOutRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SignOutRequest => SignOutRequest.decode(value),
+    responseSerialize: (value: SignOutResponse): Buffer => Buffer.from(SignOutResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SignOutResponse => SignOutResponse.decode(value),
+  },
+  /**
+   * Sets (or with an empty password removes) an account's password: admin for anyone; a user
+   * for themselves, giving current_password when one is set. Ends the account's other sessions.
+   */
+  setPassword: {
+    path: "/tollgate.keys.v1.Keys/SetPassword" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetPasswordRequest): Buffer => Buffer.from(SetPasswordRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetPasswordRequest => SetPasswordRequest.decode(value),
+    responseSerialize: (value: Account): Buffer => Buffer.from(Account.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Account => Account.decode(value),
+  },
+  /** A new user token (the old one stops working at once): a user for themselves, an admin for anyone. */
+  rotateToken: {
+    path: "/tollgate.keys.v1.Keys/RotateToken" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RotateTokenRequest): Buffer => Buffer.from(RotateTokenRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RotateTokenRequest => RotateTokenRequest.decode(value),
+    responseSerialize: (value: RotateTokenResponse): Buffer => Buffer.from(RotateTokenResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RotateTokenResponse => RotateTokenResponse.decode(value),
+  },
 } as const;
 
 export interface KeysServer extends UntypedServiceImplementation {
@@ -2939,6 +3829,23 @@ export interface KeysServer extends UntypedServiceImplementation {
   getAccount: handleUnaryCall<GetAccountRequest, Account>;
   updateAccount: handleUnaryCall<UpdateAccountRequest, Account>;
   deleteAccount: handleUnaryCall<GetAccountRequest, Account>;
+  /**
+   * Console sign-in with email + password or with the user token: a new session whose secret is
+   * returned once (only its hash is kept). Failures: UNAUTHENTICATED (one message for every
+   * wrong credential), PERMISSION_DENIED when the account is 禁用.
+   */
+  signIn: handleUnaryCall<SignInRequest, SignInResponse>;
+  /** A session secret → its account: UNAUTHENTICATED when unknown, expired or signed out. */
+  authenticateSession: handleUnaryCall<AuthenticateSessionRequest, Account>;
+  /** Ends a session (unknown sessions are already ended: no error). */
+  signOut: handleUnaryCall<SignOutRequest, SignOutResponse>;
+  /**
+   * Sets (or with an empty password removes) an account's password: admin for anyone; a user
+   * for themselves, giving current_password when one is set. Ends the account's other sessions.
+   */
+  setPassword: handleUnaryCall<SetPasswordRequest, Account>;
+  /** A new user token (the old one stops working at once): a user for themselves, an admin for anyone. */
+  rotateToken: handleUnaryCall<RotateTokenRequest, RotateTokenResponse>;
 }
 
 export interface KeysClient extends Client {
@@ -3118,6 +4025,93 @@ export interface KeysClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Account) => void,
+  ): ClientUnaryCall;
+  /**
+   * Console sign-in with email + password or with the user token: a new session whose secret is
+   * returned once (only its hash is kept). Failures: UNAUTHENTICATED (one message for every
+   * wrong credential), PERMISSION_DENIED when the account is 禁用.
+   */
+  signIn(
+    request: SignInRequest,
+    callback: (error: ServiceError | null, response: SignInResponse) => void,
+  ): ClientUnaryCall;
+  signIn(
+    request: SignInRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SignInResponse) => void,
+  ): ClientUnaryCall;
+  signIn(
+    request: SignInRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SignInResponse) => void,
+  ): ClientUnaryCall;
+  /** A session secret → its account: UNAUTHENTICATED when unknown, expired or signed out. */
+  authenticateSession(
+    request: AuthenticateSessionRequest,
+    callback: (error: ServiceError | null, response: Account) => void,
+  ): ClientUnaryCall;
+  authenticateSession(
+    request: AuthenticateSessionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Account) => void,
+  ): ClientUnaryCall;
+  authenticateSession(
+    request: AuthenticateSessionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Account) => void,
+  ): ClientUnaryCall;
+  /** Ends a session (unknown sessions are already ended: no error). */
+  signOut(
+    request: SignOutRequest,
+    callback: (error: ServiceError | null, response: SignOutResponse) => void,
+  ): ClientUnaryCall;
+  signOut(
+    request: SignOutRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SignOutResponse) => void,
+  ): ClientUnaryCall;
+  signOut(
+    request: SignOutRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SignOutResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Sets (or with an empty password removes) an account's password: admin for anyone; a user
+   * for themselves, giving current_password when one is set. Ends the account's other sessions.
+   */
+  setPassword(
+    request: SetPasswordRequest,
+    callback: (error: ServiceError | null, response: Account) => void,
+  ): ClientUnaryCall;
+  setPassword(
+    request: SetPasswordRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Account) => void,
+  ): ClientUnaryCall;
+  setPassword(
+    request: SetPasswordRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Account) => void,
+  ): ClientUnaryCall;
+  /** A new user token (the old one stops working at once): a user for themselves, an admin for anyone. */
+  rotateToken(
+    request: RotateTokenRequest,
+    callback: (error: ServiceError | null, response: RotateTokenResponse) => void,
+  ): ClientUnaryCall;
+  rotateToken(
+    request: RotateTokenRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RotateTokenResponse) => void,
+  ): ClientUnaryCall;
+  rotateToken(
+    request: RotateTokenRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RotateTokenResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -99,6 +99,8 @@ export interface AnalyticsRequest {
   limit: number;
   /** "hour" or "day" */
   interval: string;
+  /** Only this account's searches; 0 = everyone's (admins only: a non-admin always gets their own). */
+  accountId: number;
 }
 
 export interface QueryCount {
@@ -1171,7 +1173,7 @@ export const AdvancedSearchRequest: MessageFns<AdvancedSearchRequest> = {
 };
 
 function createBaseAnalyticsRequest(): AnalyticsRequest {
-  return { actor: undefined, from: "", to: "", limit: 0, interval: "" };
+  return { actor: undefined, from: "", to: "", limit: 0, interval: "", accountId: 0 };
 }
 
 export const AnalyticsRequest: MessageFns<AnalyticsRequest> = {
@@ -1190,6 +1192,9 @@ export const AnalyticsRequest: MessageFns<AnalyticsRequest> = {
     }
     if (message.interval !== "") {
       writer.uint32(42).string(message.interval);
+    }
+    if (message.accountId !== 0) {
+      writer.uint32(48).int32(message.accountId);
     }
     return writer;
   },
@@ -1247,6 +1252,14 @@ export const AnalyticsRequest: MessageFns<AnalyticsRequest> = {
             message.interval = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.accountId = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1266,6 +1279,11 @@ export const AnalyticsRequest: MessageFns<AnalyticsRequest> = {
       to: isSet(object.to) ? globalThis.String(object.to) : "",
       limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
       interval: isSet(object.interval) ? globalThis.String(object.interval) : "",
+      accountId: isSet(object.accountId)
+        ? globalThis.Number(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.Number(object.account_id)
+        : 0,
     };
   },
 
@@ -1286,6 +1304,9 @@ export const AnalyticsRequest: MessageFns<AnalyticsRequest> = {
     if (message.interval !== "") {
       obj.interval = message.interval;
     }
+    if (message.accountId !== 0) {
+      obj.accountId = Math.round(message.accountId);
+    }
     return obj;
   },
 
@@ -1299,6 +1320,7 @@ export const AnalyticsRequest: MessageFns<AnalyticsRequest> = {
     message.to = object.to ?? "";
     message.limit = object.limit ?? 0;
     message.interval = object.interval ?? "";
+    message.accountId = object.accountId ?? 0;
     return message;
   },
 };

@@ -109,11 +109,26 @@ export interface ExecuteRequest {
   maxTokens?: number | undefined;
   callParams?: { [key: string]: any } | undefined;
   idempotencyKey: string;
-  /** Task number reserved by the gateway at admission; the service generates one if empty. */
+  /** Reserved; the service numbers its tasks. */
   taskNumber: string;
   stream: boolean;
   /** "sync" or "async"; part of the idempotency fingerprint. */
   mode: string;
+  /** Async only: where the task's final state is delivered, signed with the account's default webhook secret. */
+  webhook: string;
+  /** The paying key's limits, as the gateway authenticated it; the tasks service admits with them. */
+  payer?: Payer | undefined;
+}
+
+/** The key an execution is admitted against (its id and account are in the actor). */
+export interface Payer {
+  /** Empty = unlimited. */
+  quota: string;
+  /** 0 = the account level's default. */
+  rpmLimit: number;
+  concurrencyLimit: number;
+  /** free | pro | enterprise */
+  level: string;
 }
 
 export interface Usage {
@@ -186,17 +201,6 @@ export interface SubmitResponse {
   replayed: boolean;
   /** What the client learns before the task runs (conversation_id of a chatbot task). */
   extra?: { [key: string]: any } | undefined;
-}
-
-export interface PreflightResult {
-  /**
-   * True when the key names an earlier submission with the same body: answer with `completion`
-   * (mode sync) or `submission` (mode async) instead of running it again.
-   */
-  replay: boolean;
-  task?: Task | undefined;
-  completion?: Completion | undefined;
-  submission?: SubmitResponse | undefined;
 }
 
 export interface Task {
@@ -1440,6 +1444,8 @@ function createBaseExecuteRequest(): ExecuteRequest {
     taskNumber: "",
     stream: false,
     mode: "",
+    webhook: "",
+    payer: undefined,
   };
 }
 
@@ -1480,6 +1486,12 @@ export const ExecuteRequest: MessageFns<ExecuteRequest> = {
     }
     if (message.mode !== "") {
       writer.uint32(98).string(message.mode);
+    }
+    if (message.webhook !== "") {
+      writer.uint32(106).string(message.webhook);
+    }
+    if (message.payer !== undefined) {
+      Payer.encode(message.payer, writer.uint32(114).fork()).join();
     }
     return writer;
   },
@@ -1593,6 +1605,22 @@ export const ExecuteRequest: MessageFns<ExecuteRequest> = {
             message.mode = reader.string();
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.webhook = reader.string();
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.payer = Payer.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1639,6 +1667,8 @@ export const ExecuteRequest: MessageFns<ExecuteRequest> = {
         : "",
       stream: isSet(object.stream) ? globalThis.Boolean(object.stream) : false,
       mode: isSet(object.mode) ? globalThis.String(object.mode) : "",
+      webhook: isSet(object.webhook) ? globalThis.String(object.webhook) : "",
+      payer: isSet(object.payer) ? Payer.fromJSON(object.payer) : undefined,
     };
   },
 
@@ -1680,6 +1710,12 @@ export const ExecuteRequest: MessageFns<ExecuteRequest> = {
     if (message.mode !== "") {
       obj.mode = message.mode;
     }
+    if (message.webhook !== "") {
+      obj.webhook = message.webhook;
+    }
+    if (message.payer !== undefined) {
+      obj.payer = Payer.toJSON(message.payer);
+    }
     return obj;
   },
 
@@ -1700,6 +1736,133 @@ export const ExecuteRequest: MessageFns<ExecuteRequest> = {
     message.taskNumber = object.taskNumber ?? "";
     message.stream = object.stream ?? false;
     message.mode = object.mode ?? "";
+    message.webhook = object.webhook ?? "";
+    message.payer = (object.payer !== undefined && object.payer !== null) ? Payer.fromPartial(object.payer) : undefined;
+    return message;
+  },
+};
+
+function createBasePayer(): Payer {
+  return { quota: "", rpmLimit: 0, concurrencyLimit: 0, level: "" };
+}
+
+export const Payer: MessageFns<Payer> = {
+  encode(message: Payer, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.quota !== "") {
+      writer.uint32(10).string(message.quota);
+    }
+    if (message.rpmLimit !== 0) {
+      writer.uint32(16).int32(message.rpmLimit);
+    }
+    if (message.concurrencyLimit !== 0) {
+      writer.uint32(24).int32(message.concurrencyLimit);
+    }
+    if (message.level !== "") {
+      writer.uint32(34).string(message.level);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Payer {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePayer();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.quota = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.rpmLimit = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.concurrencyLimit = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.level = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Payer {
+    return {
+      quota: isSet(object.quota) ? globalThis.String(object.quota) : "",
+      rpmLimit: isSet(object.rpmLimit)
+        ? globalThis.Number(object.rpmLimit)
+        : isSet(object.rpm_limit)
+        ? globalThis.Number(object.rpm_limit)
+        : 0,
+      concurrencyLimit: isSet(object.concurrencyLimit)
+        ? globalThis.Number(object.concurrencyLimit)
+        : isSet(object.concurrency_limit)
+        ? globalThis.Number(object.concurrency_limit)
+        : 0,
+      level: isSet(object.level) ? globalThis.String(object.level) : "",
+    };
+  },
+
+  toJSON(message: Payer): unknown {
+    const obj: any = {};
+    if (message.quota !== "") {
+      obj.quota = message.quota;
+    }
+    if (message.rpmLimit !== 0) {
+      obj.rpmLimit = Math.round(message.rpmLimit);
+    }
+    if (message.concurrencyLimit !== 0) {
+      obj.concurrencyLimit = Math.round(message.concurrencyLimit);
+    }
+    if (message.level !== "") {
+      obj.level = message.level;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<Payer>): Payer {
+    return Payer.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<Payer>): Payer {
+    const message = createBasePayer();
+    message.quota = object.quota ?? "";
+    message.rpmLimit = object.rpmLimit ?? 0;
+    message.concurrencyLimit = object.concurrencyLimit ?? 0;
+    message.level = object.level ?? "";
     return message;
   },
 };
@@ -2689,127 +2852,6 @@ export const SubmitResponse: MessageFns<SubmitResponse> = {
     message.estimatedTime = object.estimatedTime ?? "";
     message.replayed = object.replayed ?? false;
     message.extra = object.extra ?? undefined;
-    return message;
-  },
-};
-
-function createBasePreflightResult(): PreflightResult {
-  return { replay: false, task: undefined, completion: undefined, submission: undefined };
-}
-
-export const PreflightResult: MessageFns<PreflightResult> = {
-  encode(message: PreflightResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.replay !== false) {
-      writer.uint32(8).bool(message.replay);
-    }
-    if (message.task !== undefined) {
-      Task.encode(message.task, writer.uint32(18).fork()).join();
-    }
-    if (message.completion !== undefined) {
-      Completion.encode(message.completion, writer.uint32(26).fork()).join();
-    }
-    if (message.submission !== undefined) {
-      SubmitResponse.encode(message.submission, writer.uint32(34).fork()).join();
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): PreflightResult {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBasePreflightResult();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 8) {
-              break;
-            }
-
-            message.replay = reader.bool();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.task = Task.decode(reader, reader.uint32());
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.completion = Completion.decode(reader, reader.uint32());
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.submission = SubmitResponse.decode(reader, reader.uint32());
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): PreflightResult {
-    return {
-      replay: isSet(object.replay) ? globalThis.Boolean(object.replay) : false,
-      task: isSet(object.task) ? Task.fromJSON(object.task) : undefined,
-      completion: isSet(object.completion) ? Completion.fromJSON(object.completion) : undefined,
-      submission: isSet(object.submission) ? SubmitResponse.fromJSON(object.submission) : undefined,
-    };
-  },
-
-  toJSON(message: PreflightResult): unknown {
-    const obj: any = {};
-    if (message.replay !== false) {
-      obj.replay = message.replay;
-    }
-    if (message.task !== undefined) {
-      obj.task = Task.toJSON(message.task);
-    }
-    if (message.completion !== undefined) {
-      obj.completion = Completion.toJSON(message.completion);
-    }
-    if (message.submission !== undefined) {
-      obj.submission = SubmitResponse.toJSON(message.submission);
-    }
-    return obj;
-  },
-
-  create(base?: DeepPartial<PreflightResult>): PreflightResult {
-    return PreflightResult.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<PreflightResult>): PreflightResult {
-    const message = createBasePreflightResult();
-    message.replay = object.replay ?? false;
-    message.task = (object.task !== undefined && object.task !== null) ? Task.fromPartial(object.task) : undefined;
-    message.completion = (object.completion !== undefined && object.completion !== null)
-      ? Completion.fromPartial(object.completion)
-      : undefined;
-    message.submission = (object.submission !== undefined && object.submission !== null)
-      ? SubmitResponse.fromPartial(object.submission)
-      : undefined;
     return message;
   },
 };
@@ -4228,18 +4270,11 @@ export const TasksService = {
     responseDeserialize: (value: Buffer): App => App.decode(value),
   },
   /**
-   * Before admission: every check of an execution (app, parameters: NOT_FOUND, INVALID_ARGUMENT) and
-   * its Idempotency-Key (a replay of an earlier submission, or ABORTED for another body).
+   * One call per execution: every check (app, parameters: NOT_FOUND, INVALID_ARGUMENT) and the
+   * Idempotency-Key (a replay, or ABORTED for another body) before anything is reserved; then
+   * admission through billing (RESOURCE_EXHAUSTED), the run, and its settlement by the outcome.
+   * UNAVAILABLE with retryAfterSeconds when the service is at its in-flight limit.
    */
-  preflight: {
-    path: "/tollgate.tasks.v1.Tasks/Preflight" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: ExecuteRequest): Buffer => Buffer.from(ExecuteRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ExecuteRequest => ExecuteRequest.decode(value),
-    responseSerialize: (value: PreflightResult): Buffer => Buffer.from(PreflightResult.encode(value).finish()),
-    responseDeserialize: (value: Buffer): PreflightResult => PreflightResult.decode(value),
-  },
   executeSync: {
     path: "/tollgate.tasks.v1.Tasks/ExecuteSync" as const,
     requestStream: false as const,
@@ -4326,10 +4361,11 @@ export interface TasksServer extends UntypedServiceImplementation {
   /** New reporter token of an externally-run app; the old one stops working. */
   rotateReporterToken: handleUnaryCall<GetAppRequest, App>;
   /**
-   * Before admission: every check of an execution (app, parameters: NOT_FOUND, INVALID_ARGUMENT) and
-   * its Idempotency-Key (a replay of an earlier submission, or ABORTED for another body).
+   * One call per execution: every check (app, parameters: NOT_FOUND, INVALID_ARGUMENT) and the
+   * Idempotency-Key (a replay, or ABORTED for another body) before anything is reserved; then
+   * admission through billing (RESOURCE_EXHAUSTED), the run, and its settlement by the outcome.
+   * UNAVAILABLE with retryAfterSeconds when the service is at its in-flight limit.
    */
-  preflight: handleUnaryCall<ExecuteRequest, PreflightResult>;
   executeSync: handleUnaryCall<ExecuteRequest, Completion>;
   executeStream: handleServerStreamingCall<ExecuteRequest, CompletionChunk>;
   submitAsync: handleUnaryCall<ExecuteRequest, SubmitResponse>;
@@ -4421,24 +4457,11 @@ export interface TasksClient extends Client {
     callback: (error: ServiceError | null, response: App) => void,
   ): ClientUnaryCall;
   /**
-   * Before admission: every check of an execution (app, parameters: NOT_FOUND, INVALID_ARGUMENT) and
-   * its Idempotency-Key (a replay of an earlier submission, or ABORTED for another body).
+   * One call per execution: every check (app, parameters: NOT_FOUND, INVALID_ARGUMENT) and the
+   * Idempotency-Key (a replay, or ABORTED for another body) before anything is reserved; then
+   * admission through billing (RESOURCE_EXHAUSTED), the run, and its settlement by the outcome.
+   * UNAVAILABLE with retryAfterSeconds when the service is at its in-flight limit.
    */
-  preflight(
-    request: ExecuteRequest,
-    callback: (error: ServiceError | null, response: PreflightResult) => void,
-  ): ClientUnaryCall;
-  preflight(
-    request: ExecuteRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: PreflightResult) => void,
-  ): ClientUnaryCall;
-  preflight(
-    request: ExecuteRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: PreflightResult) => void,
-  ): ClientUnaryCall;
   executeSync(
     request: ExecuteRequest,
     callback: (error: ServiceError | null, response: Completion) => void,

@@ -1,0 +1,110 @@
+import pg from 'pg';
+import { msUntilDeadline } from '../context/request-context';
+import { AppError } from '../errors';
+
+export interface HotPoolOptions {
+  /** Connections of this pool. */
+  max: number;
+  /** Queries allowed to wait for a connection; one more is refused with UNAVAILABLE (retry after 1 s). */
+  maxWaiting: number;
+  /**
+   * A query that waited this long for a connection is refused the same way (default 10 s). Inside a
+   * gRPC call the wait also ends `DEADLINE_MARGIN_MS` before the caller's deadline, so a saturated
+   * service answers UNAVAILABLE (HTTP 503 with Retry-After) before the caller gives up (504).
+   */
+  acquireTimeoutMs?: number;
+}
+
+const TIMESTAMP_OID = 1114;
+const DEFAULT_ACQUIRE_TIMEOUT_MS = 10_000;
+const DEADLINE_MARGIN_MS = 500;
+
+/** Prisma stores `timestamp` (without time zone) columns in UTC; read them back as UTC here too. */
+const types = {
+  getTypeParser: ((oid: number, format?: string) => {
+    if (oid === TIMESTAMP_OID) return (text: string) => new Date(`${text.replace(' ', 'T')}Z`);
+    return pg.types.getTypeParser(oid, format as 'text');
+  }) as typeof pg.types.getTypeParser,
+};
+
+/** What a repository needs of the hot pool (a pg.Pool or a HotPool). */
+export interface HotQueryable {
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+}
+
+/**
+ * A plain `pg` pool for a service's hot statements (one statement per call, no interactive
+ * transaction), bounded: when the pool and its queue are full the caller gets UNAVAILABLE with
+ * retryAfterSeconds (HTTP 503 + Retry-After at the gateway) instead of an unbounded wait.
+ */
+export class HotPool {
+  readonly pool: pg.Pool;
+
+  constructor(
+    connectionString: string,
+    private readonly options: HotPoolOptions,
+  ) {
+    this.pool = new pg.Pool({ connectionString, max: options.max, connectionTimeoutMillis: options.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS, types });
+    // An idle client losing its connection must not crash the process; the next query reconnects.
+    this.pool.on('error', () => undefined);
+  }
+
+  async query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    if (this.pool.waitingCount >= this.options.maxWaiting) throw busy();
+    const waitBudget = msUntilDeadline() - DEADLINE_MARGIN_MS;
+    if (waitBudget <= 0) throw busy();
+    if (this.hasFreeConnection() || waitBudget >= this.acquireTimeoutMs) return this.poolQuery<R>(text, values);
+    const client = await this.acquireWithin(waitBudget);
+    let broken: Error | undefined;
+    try {
+      return await client.query<R>(text, values);
+    } catch (err) {
+      // A statement's own error leaves the connection usable; anything else (a lost socket) retires it.
+      if (!(err instanceof pg.DatabaseError)) broken = err as Error;
+      throw err;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  private get acquireTimeoutMs(): number {
+    return this.options.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS;
+  }
+
+  private hasFreeConnection(): boolean {
+    return this.pool.waitingCount === 0 && (this.pool.idleCount > 0 || this.pool.totalCount < this.options.max);
+  }
+
+  private async poolQuery<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.pool.query<R>(text, values);
+    } catch (err) {
+      throw isAcquireTimeout(err) ? busy() : err;
+    }
+  }
+
+  /** A connection within `ms`, or UNAVAILABLE; a connection granted after that goes straight back. */
+  private async acquireWithin(ms: number): Promise<pg.PoolClient> {
+    const pending = this.pool.connect();
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(busy()), ms);
+    });
+    try {
+      return await Promise.race([pending, expired]);
+    } catch (err) {
+      pending.then((late) => late.release(), () => undefined);
+      throw isAcquireTimeout(err) ? busy() : err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  end(): Promise<void> {
+    return this.pool.end();
+  }
+}
+
+const busy = () => new AppError('UNAVAILABLE', 'the service is at capacity; try again shortly', { retryAfterSeconds: 1 });
+
+const isAcquireTimeout = (err: unknown) => err instanceof Error && /timeout exceeded when trying to connect/i.test(err.message);

@@ -1,0 +1,1 @@
+export { taskJson, documentJson } from './public-json';

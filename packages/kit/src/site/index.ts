@@ -1,0 +1,2 @@
+export * from './config-sections';
+export * from './activity';

@@ -1,0 +1,68 @@
+import { runWithRequestContext } from '../src/context';
+import { AppError, ErrorCode } from '../src/errors';
+import { HotPool } from '../src/db/hot-pool';
+import { createTestDatabase, dropTestDatabase, releaseTestPostgres } from '../src/testing/postgres';
+
+// A bounded pool on real PostgreSQL: waits for a connection, but never past the caller's deadline.
+describe('HotPool', () => {
+  let url: string | null;
+  let pool: HotPool;
+  beforeAll(async () => {
+    url = await createTestDatabase('hotpool');
+    if (!url) throw new Error('PostgreSQL is required for this test');
+    pool = new HotPool(url, { max: 1, maxWaiting: 2 });
+  });
+  afterAll(async () => {
+    await pool?.end();
+    if (url) await dropTestDatabase(url);
+    await releaseTestPostgres();
+  });
+
+  /** Occupies the pool's one connection for 0.8 s; resolves once the connection is taken. */
+  async function occupy(): Promise<{ done: Promise<unknown> }> {
+    const done = pool.query('SELECT pg_sleep(0.8)');
+    while (pool.pool.waitingCount > 0 || pool.pool.idleCount > 0) await new Promise((r) => setImmediate(r));
+    return { done };
+  }
+
+  it('a query without a deadline waits for the busy connection and then runs', async () => {
+    const holder = await occupy();
+    const waiting = pool.query<{ n: number }>('SELECT 1 AS n');
+    await expect(waiting).resolves.toMatchObject({ rows: [{ n: 1 }] });
+    await holder.done;
+  });
+
+  it('a query whose caller will have given up before a connection frees is refused with UNAVAILABLE and a retry hint', async () => {
+    const holder = await occupy();
+    const refused = await runWithRequestContext({ requestId: 'r', deadline: Date.now() + 600 }, () => pool.query('SELECT 1')).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(AppError);
+    expect((refused as AppError).code).toBe(ErrorCode.Unavailable);
+    expect((refused as AppError).details.retryAfterSeconds).toBe(1);
+    await holder.done;
+    // The connection the refused query would have had went back to the pool.
+    await expect(pool.query<{ n: number }>('SELECT 2 AS n')).resolves.toMatchObject({ rows: [{ n: 2 }] });
+  });
+
+  it('a caller with a far deadline waits like one without', async () => {
+    const holder = await occupy();
+    const waited = runWithRequestContext({ requestId: 'r', deadline: Date.now() + 30_000 }, () => pool.query<{ n: number }>('SELECT 3 AS n'));
+    await expect(waited).resolves.toMatchObject({ rows: [{ n: 3 }] });
+    await holder.done;
+  });
+
+  it('refuses at once beyond its waiting bound', async () => {
+    const holder = await occupy();
+    const queued = [pool.query('SELECT 1'), pool.query('SELECT 1')];
+    const third = await pool.query('SELECT 1').catch((e: unknown) => e);
+    expect((third as AppError).code).toBe(ErrorCode.Unavailable);
+    await Promise.all([holder.done, ...queued]);
+  });
+
+  it('a statement error leaves the pool usable', async () => {
+    const holder = await occupy();
+    const failing = runWithRequestContext({ requestId: 'r', deadline: Date.now() + 5_000 }, () => pool.query('SELECT 1/0'));
+    await expect(failing).rejects.toThrow(/division by zero/);
+    await holder.done;
+    await expect(pool.query<{ n: number }>('SELECT 4 AS n')).resolves.toMatchObject({ rows: [{ n: 4 }] });
+  });
+});

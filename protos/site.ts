@@ -1,0 +1,1 @@
+export * from './gen/tollgate/site/v1/site';

@@ -1,0 +1,1 @@
+export * from './gen/tollgate/tasks/v1/webhooks';
