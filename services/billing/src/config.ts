@@ -13,13 +13,17 @@ export const billingConfigSchema = serviceConfigSchema(
     BILLING_CONCURRENCY_FREE: positive(5),
     BILLING_CONCURRENCY_PRO: positive(20),
     BILLING_CONCURRENCY_ENTERPRISE: positive(100),
-    /** An admission still open after this long is refunded and its concurrency slot released. */
+    /** A passthrough admission (no lease) still open after this long is refunded and its concurrency slot released. */
     BILLING_ADMISSION_TTL_SECONDS: positive(3_600),
     BILLING_SWEEP_INTERVAL_MS: positive(60_000),
     /** A past month's bill is frozen on its first read at least this long after the month ended. */
     BILLING_BILL_FREEZE_GRACE_SECONDS: positive(3_600),
-    /** Durable consumer name of the task-status subscription (shared by every billing replica). */
-    BILLING_SETTLE_CONSUMER: z.string().min(1).default('billing-settlement'),
+    /** Connections of the pool the hot statements (admission, settlement) run on. */
+    BILLING_PG_POOL_MAX: positive(10),
+    /** Statements that may wait for one of them; more are refused with UNAVAILABLE (HTTP 503, Retry-After). */
+    BILLING_PG_MAX_WAITING: positive(4_000),
+    /** How long admissions use the prices in memory; a SetPrice on this replica drops them at once. */
+    BILLING_PRICE_CACHE_MS: positive(5_000),
   },
   (env) => ({
     limits: {
@@ -29,7 +33,9 @@ export const billingConfigSchema = serviceConfigSchema(
     admissionTtlSeconds: env.BILLING_ADMISSION_TTL_SECONDS,
     sweepIntervalMs: env.BILLING_SWEEP_INTERVAL_MS,
     billFreezeGraceSeconds: env.BILLING_BILL_FREEZE_GRACE_SECONDS,
-    settleConsumer: env.BILLING_SETTLE_CONSUMER,
+    pgPoolMax: env.BILLING_PG_POOL_MAX,
+    pgMaxWaiting: env.BILLING_PG_MAX_WAITING,
+    priceCacheMs: env.BILLING_PRICE_CACHE_MS,
   }),
 );
 

@@ -2,8 +2,9 @@ import { AppError } from '@tollgate/kit';
 
 /** The three ways an admission is refused; every one is RESOURCE_EXHAUSTED (HTTP 429). */
 export const limitErrors = {
-  quota: (remaining: string, needed: string) =>
-    AppError.exhausted(`insufficient quota: the key has ${remaining} remaining and this execution needs ${needed}`, { limit: 'quota' }),
+  /** Retry-After: 1 s while executions in flight hold part of the quota (a refund may free it), else 60 s. */
+  quota: (remaining: string, needed: string, retryAfterSeconds: number) =>
+    AppError.exhausted(`insufficient quota: the key has ${remaining} remaining and this execution needs ${needed}`, { limit: 'quota', retryAfterSeconds }),
   rpm: (limit: number, retryAfterSeconds: number) =>
     AppError.exhausted(`rate limit exceeded: this key allows ${limit} requests per minute`, { limit: 'rpm', retryAfterSeconds }),
   concurrency: (limit: number) =>

@@ -1,14 +1,15 @@
 import { implement, type Logger } from '@tollgate/kit';
-import { BillingService } from '@tollgate/protos/billing';
+import { BillingService, type SettleRequest } from '@tollgate/protos/billing';
 import type { ServiceBinding } from '@tollgate/kit';
 import type { LevelLimits } from './config';
 import type { AdmissionRepo } from './repo/admission-repo';
 import type { LedgerRepo } from './repo/ledger-repo';
-import type { PriceRepo } from './repo/price-repo';
+import type { PriceCache } from './repo/price-cache';
 import type { RateRepo } from './repo/rate-repo';
 import type { UsageRepo } from './repo/usage-repo';
 import { admit } from './usecases/admit';
-import { settle } from './usecases/settle';
+import { settle, settleBatch } from './usecases/settle';
+import { expiredAdmissions, renewAdmissions } from './usecases/admission-leases';
 import { getUsage } from './usecases/get-usage';
 import { queryUsage } from './usecases/query-usage';
 import { listPrices, setPrice } from './usecases/prices';
@@ -18,12 +19,18 @@ import { hitRateLimit } from './usecases/hit-rate-limit';
 export interface BillingParts {
   usage: UsageRepo;
   admissions: AdmissionRepo;
-  prices: PriceRepo;
+  prices: PriceCache;
   ledger: LedgerRepo;
   rates: RateRepo;
   limits: LevelLimits;
   freezeGraceSeconds: number;
 }
+
+const decodeSettle = (r: SettleRequest) => ({
+  taskNumber: r.taskNumber,
+  outcome: r.outcome,
+  units: { inputTokens: Number(r.units?.inputTokens ?? 0), outputTokens: Number(r.units?.outputTokens ?? 0), seconds: r.units?.seconds ?? '' },
+});
 
 /** gRPC handlers: decode → use case → encode. */
 export function billingBinding(p: BillingParts, log: Logger): ServiceBinding {
@@ -37,12 +44,10 @@ export function billingBinding(p: BillingParts, log: Logger): ServiceBinding {
             ...r,
             estimate: { inputTokens: r.estimatedInputTokens, outputTokens: r.estimatedOutputTokens, seconds: r.estimatedSeconds },
           }),
-        settle: (r) =>
-          settle(p, {
-            taskNumber: r.taskNumber,
-            outcome: r.outcome,
-            units: { inputTokens: r.units?.inputTokens ?? 0, outputTokens: r.units?.outputTokens ?? 0, seconds: r.units?.seconds ?? '' },
-          }),
+        settle: (r) => settle(p, decodeSettle(r)),
+        settleBatch: async (r) => ({ items: await settleBatch(p, r.items.map(decodeSettle)) }),
+        renewAdmissions: async (r) => ({ renewed: await renewAdmissions(p, r.taskNumbers, r.leaseSeconds) }),
+        expiredAdmissions: async (r) => ({ taskNumbers: await expiredAdmissions(p, r.limit) }),
         getUsage: async (r) => ({ items: await getUsage(p, r.apiKeyIds) }),
         queryUsage: (r) => queryUsage(p, { actor: r.actor, accountId: r.accountId, apiKeyId: r.apiKeyId, from: r.from, to: r.to }),
         listPrices: async () => ({ items: await listPrices(p) }),

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { startServiceRuntime, TASK_STATUS_SUBJECTS, type ServiceModule, type TaskStatusEvent } from '@tollgate/kit';
+import { HotPool, startServiceRuntime, type ServiceModule } from '@tollgate/kit';
 import { loadBillingConfig, type BillingConfig } from './config';
 import { createBillingDb } from './db';
 import { AdmissionRepo } from './repo/admission-repo';
@@ -8,7 +8,7 @@ import { PriceRepo } from './repo/price-repo';
 import { RateRepo } from './repo/rate-repo';
 import { UsageRepo } from './repo/usage-repo';
 import { billingBinding, type BillingParts } from './server';
-import { settleFromEvent } from './usecases/settle-from-event';
+import { PriceCache } from './repo/price-cache';
 import { expireAdmissions } from './usecases/expire-admissions';
 
 export const billingService: ServiceModule<BillingConfig> = {
@@ -22,20 +22,17 @@ export const billingService: ServiceModule<BillingConfig> = {
       migrationsDir: join(__dirname, '..', 'prisma', 'migrations'),
       createDb: createBillingDb,
       build: async (db) => {
+        const hot = new HotPool(config.databaseUrl, { max: config.pgPoolMax, maxWaiting: config.pgMaxWaiting });
+        const reads = new HotPool(config.databaseUrl, { max: 4, maxWaiting: config.pgMaxWaiting });
         const parts: BillingParts = {
-          usage: new UsageRepo(db),
-          admissions: new AdmissionRepo(db),
-          prices: new PriceRepo(db),
+          usage: new UsageRepo(db, hot, reads),
+          admissions: new AdmissionRepo(db, hot),
+          prices: new PriceCache(new PriceRepo(db), config.priceCacheMs),
           ledger: new LedgerRepo(db),
           rates: new RateRepo(db),
           limits: config.limits,
           freezeGraceSeconds: config.billFreezeGraceSeconds,
         };
-        const subscription = await bus.subscribe<TaskStatusEvent>({
-          durable: config.settleConsumer,
-          subjects: TASK_STATUS_SUBJECTS,
-          handler: (m) => settleFromEvent({ ...parts, log }, m.data),
-        });
         let sweeping = Promise.resolve();
         const sweeper = setInterval(() => {
           sweeping = expireAdmissions({ ...parts, log }, config.admissionTtlSeconds)
@@ -47,8 +44,9 @@ export const billingService: ServiceModule<BillingConfig> = {
           services: [billingBinding(parts, log)],
           onStop: async () => {
             clearInterval(sweeper);
-            await subscription.stop();
             await sweeping;
+            await hot.end();
+            await reads.end();
           },
         };
       },

@@ -1,3 +1,4 @@
+import type { HotQueryable } from '@tollgate/kit';
 import type { BillingDb } from '../db';
 import { Decimal } from '../domain/money';
 import type { PriceSnapshot } from '../domain/prices';
@@ -14,7 +15,41 @@ export interface AdmitInput {
   prices: PriceSnapshot;
   rpm: number;
   concurrency: number;
+  /** > 0: the admission's lease; 0 = none (refunded after the admission TTL). */
+  leaseSeconds: number;
 }
+
+const ADMIT_SQL = `
+  WITH usage AS (
+    INSERT INTO key_usage AS k (api_key_id, account_id, quota, reserved, in_flight, rpm_count, rpm_window, updated_at)
+    SELECT $1, $2, $3::numeric, $4::numeric, 1, 1, date_trunc('minute', now()), now()
+    WHERE ($3::numeric IS NULL OR ($4::numeric <= $3::numeric AND ($4::numeric > 0 OR 0 < $3::numeric)))
+      AND $5::int >= 1 AND $6::int >= 1
+    ON CONFLICT (api_key_id) DO UPDATE SET
+      reserved = k.reserved + $4::numeric,
+      in_flight = k.in_flight + 1,
+      rpm_count = CASE WHEN k.rpm_window = date_trunc('minute', now()) THEN k.rpm_count + 1 ELSE 1 END,
+      rpm_window = date_trunc('minute', now()),
+      quota = $3::numeric,
+      account_id = $2,
+      updated_at = now()
+    WHERE ($3::numeric IS NULL OR (
+            k.used_quota + k.reserved + $4::numeric <= $3::numeric
+        AND ($4::numeric > 0 OR k.used_quota + k.reserved < $3::numeric)))
+      AND k.in_flight < $5::int
+      AND (k.rpm_window <> date_trunc('minute', now()) OR k.rpm_count < $6::int)
+    RETURNING used_quota, reserved
+  ), admission AS (
+    INSERT INTO admissions (task_number, api_key_id, account_id, kind, app_id, basis, reserved,
+                            price_fixed, price_input_token, price_output_token, price_second, lease_expires_at)
+    SELECT $7, $1, $2, $8, $9, $10, $4::numeric, $11::numeric, $12::numeric, $13::numeric, $14::numeric,
+           CASE WHEN $15::int > 0 THEN now() + make_interval(secs => $15::int) END
+    FROM usage
+  ), ledger AS (
+    INSERT INTO ledger_entries (api_key_id, account_id, kind, app_id, task_number, type, amount, basis)
+    SELECT $1, $2, $8, $9, $7, 'reserve', $4::numeric, $10 FROM usage
+  )
+  SELECT used_quota::text AS used_quota, reserved::text AS reserved FROM usage`;
 
 export interface UsageState {
   apiKeyId: number;
@@ -50,47 +85,38 @@ const toState = (r: UsageRowRaw): UsageState => ({
 
 /** Usage per key: the conditional reservation and its release. Prisma only here. */
 export class UsageRepo {
-  constructor(private readonly db: BillingDb) {}
+  constructor(
+    private readonly db: BillingDb,
+    private readonly hot: HotQueryable,
+    /** Reads on their own pool: admissions queueing on a key's row lock never hold them up. */
+    private readonly reads: HotQueryable = hot,
+  ) {}
 
   /**
-   * One statement: reserve against the quota, count the request in the current minute and take a
-   * concurrency slot, only if all three limits allow it; the admission and its reserve ledger row
-   * are written by the same statement. The row lock makes concurrent callers queue and re-check
-   * the condition against the latest committed row. Returns null when a limit refused it (or the
-   * key has no usage row yet).
+   * One statement on the hot pool: creates the key's usage row on its first admission, reserves
+   * against the quota, counts the request in the current minute and takes a concurrency slot, only
+   * if all three limits allow it; the admission (with its lease) and its reserve ledger row are
+   * written by the same statement. The row lock makes concurrent callers queue and re-check the
+   * condition against the latest committed row. Returns null when a limit refused it.
    */
   async tryAdmit(a: AdmitInput): Promise<{ usedQuota: Decimal; reserved: Decimal } | null> {
-    const r = a.reservation.toFixed();
-    const rows = await this.db.$queryRaw<Array<{ used_quota: string; reserved: string }>>`
-      WITH usage AS (
-        UPDATE key_usage SET
-          reserved = reserved + ${r}::numeric,
-          in_flight = in_flight + 1,
-          rpm_count = CASE WHEN rpm_window = date_trunc('minute', now()) THEN rpm_count + 1 ELSE 1 END,
-          rpm_window = date_trunc('minute', now()),
-          quota = ${a.quota}::numeric,
-          account_id = ${a.accountId},
-          updated_at = now()
-        WHERE api_key_id = ${a.apiKeyId}
-          AND (${a.quota}::numeric IS NULL OR (
-                used_quota + reserved + ${r}::numeric <= ${a.quota}::numeric
-            AND (${r}::numeric > 0 OR used_quota + reserved < ${a.quota}::numeric)))
-          AND in_flight < ${a.concurrency}
-          AND (rpm_window <> date_trunc('minute', now()) OR rpm_count < ${a.rpm})
-        RETURNING used_quota, reserved
-      ), admission AS (
-        INSERT INTO admissions (task_number, api_key_id, account_id, kind, app_id, basis, reserved,
-                                price_fixed, price_input_token, price_output_token, price_second)
-        SELECT ${a.taskNumber}, ${a.apiKeyId}, ${a.accountId}, ${a.kind}, ${a.appId}, ${a.prices.basis}, ${r}::numeric,
-               ${a.prices.fixed.toFixed()}::numeric, ${a.prices.inputToken.toFixed()}::numeric,
-               ${a.prices.outputToken.toFixed()}::numeric, ${a.prices.second.toFixed()}::numeric
-        FROM usage
-      ), ledger AS (
-        INSERT INTO ledger_entries (api_key_id, account_id, kind, app_id, task_number, type, amount, basis)
-        SELECT ${a.apiKeyId}, ${a.accountId}, ${a.kind}, ${a.appId}, ${a.taskNumber}, 'reserve', ${r}::numeric, ${a.prices.basis}
-        FROM usage
-      )
-      SELECT used_quota::text AS used_quota, reserved::text AS reserved FROM usage`;
+    const { rows } = await this.hot.query<{ used_quota: string; reserved: string }>(ADMIT_SQL, [
+      a.apiKeyId,
+      a.accountId,
+      a.quota,
+      a.reservation.toFixed(),
+      a.concurrency,
+      a.rpm,
+      a.taskNumber,
+      a.kind,
+      a.appId,
+      a.prices.basis,
+      a.prices.fixed.toFixed(),
+      a.prices.inputToken.toFixed(),
+      a.prices.outputToken.toFixed(),
+      a.prices.second.toFixed(),
+      a.leaseSeconds,
+    ]);
     if (rows.length === 0) return null;
     return { usedQuota: new Decimal(rows[0].used_quota), reserved: new Decimal(rows[0].reserved) };
   }
@@ -111,12 +137,15 @@ export class UsageRepo {
     return apiKeyIds.length ? this.select(apiKeyIds) : [];
   }
 
+  /** On the hot pool: the gateway reads a key's usage on every call that spends quota. */
   private async select(ids: number[]): Promise<UsageState[]> {
-    const rows = await this.db.$queryRaw<UsageRowRaw[]>`
-      SELECT api_key_id, account_id, used_quota::text AS used_quota, reserved::text AS reserved, in_flight,
-             CASE WHEN rpm_window = date_trunc('minute', now()) THEN rpm_count ELSE 0 END AS rpm_count,
-             extract(epoch FROM date_trunc('minute', now()) + interval '1 minute')::bigint AS minute_ends_at
-      FROM key_usage WHERE api_key_id = ANY(${ids}::int[])`;
+    const { rows } = await this.reads.query<UsageRowRaw>(
+      `SELECT api_key_id, account_id, used_quota::text AS used_quota, reserved::text AS reserved, in_flight,
+              CASE WHEN rpm_window = date_trunc('minute', now()) THEN rpm_count ELSE 0 END AS rpm_count,
+              extract(epoch FROM date_trunc('minute', now()) + interval '1 minute')::bigint AS minute_ends_at
+       FROM key_usage WHERE api_key_id = ANY($1::int[])`,
+      [ids],
+    );
     return rows.map(toState);
   }
 }

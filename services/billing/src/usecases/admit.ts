@@ -4,7 +4,7 @@ import { effectiveLimits } from '../domain/limits';
 import { Decimal, isDecimalText, moneyText } from '../domain/money';
 import { BASES, PRICED_KINDS, reservationFor, snapshotOf, type Estimate } from '../domain/prices';
 import { isUniqueViolation, limitErrors } from '../errors';
-import type { PriceRepo } from '../repo/price-repo';
+import type { PriceCache } from '../repo/price-cache';
 import type { UsageRepo, UsageState } from '../repo/usage-repo';
 
 export interface AdmitCommand {
@@ -20,11 +20,13 @@ export interface AdmitCommand {
   basis: string;
   level: string;
   estimate: Estimate;
+  /** > 0: lease of the admission, renewed while the execution runs (tasks service); 0 = none. */
+  leaseSeconds?: number;
 }
 
 export interface AdmitDeps {
   usage: UsageRepo;
-  prices: PriceRepo;
+  prices: PriceCache;
   limits: LevelLimits;
 }
 
@@ -45,6 +47,7 @@ function validate(c: AdmitCommand): void {
   if (c.quota !== '' && !isDecimalText(c.quota)) throw bad('quota', 'must be a non-negative decimal or empty (unlimited)');
   if (c.basis !== '' && !(BASES as readonly string[]).includes(c.basis)) throw bad('basis', `must be one of ${BASES.join(', ')}`);
   if (c.rpmLimit < 0 || c.concurrencyLimit < 0) throw bad('rpm_limit', 'limits must not be negative');
+  if (c.leaseSeconds !== undefined && !(c.leaseSeconds >= 0 && c.leaseSeconds <= 86_400)) throw bad('lease_seconds', 'between 0 and 86400');
   const { inputTokens, outputTokens, seconds } = c.estimate;
   if (inputTokens < 0 || outputTokens < 0 || seconds < 0) throw bad('estimate', 'estimates must not be negative');
 }
@@ -53,14 +56,18 @@ function validate(c: AdmitCommand): void {
 function refusal(state: UsageState, quota: Decimal | null, reservation: Decimal, limits: { rpm: number; concurrency: number }): AppError | undefined {
   const committed = state.usedQuota.plus(state.reserved);
   if (quota && (committed.plus(reservation).gt(quota) || (reservation.isZero() && committed.gte(quota)))) {
-    return limitErrors.quota(moneyText(Decimal.max(quota.minus(committed), 0)), moneyText(reservation));
+    return limitErrors.quota(moneyText(Decimal.max(quota.minus(committed), 0)), moneyText(reservation), state.reserved.gt(0) ? 1 : 60);
   }
   if (state.rpmCount >= limits.rpm) return limitErrors.rpm(limits.rpm, Math.min(60, Math.max(1, Math.ceil(state.minuteEndsAt - Date.now() / 1000))));
   if (state.inFlight >= limits.concurrency) return limitErrors.concurrency(limits.concurrency);
   return undefined;
 }
 
-/** Admits one execution: reserves its price against the key's quota and takes rpm and concurrency capacity, atomically. */
+/**
+ * Admits one execution: reserves its price against the key's quota and takes rpm and concurrency
+ * capacity, atomically, in one statement (prices from the in-memory cache). Only a refusal reads
+ * the key's row again, to name the limit.
+ */
 export async function admit(deps: AdmitDeps, c: AdmitCommand): Promise<Admitted> {
   validate(c);
   const rows = (await deps.prices.forKind(c.kind)).filter((p) => c.basis === '' || p.basis === c.basis);
@@ -73,7 +80,7 @@ export async function admit(deps: AdmitDeps, c: AdmitCommand): Promise<Admitted>
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     let admitted;
     try {
-      admitted = await deps.usage.tryAdmit({ ...c, quota: quota ? quota.toFixed() : null, reservation, prices, ...limits });
+      admitted = await deps.usage.tryAdmit({ ...c, quota: quota ? quota.toFixed() : null, reservation, prices, ...limits, leaseSeconds: c.leaseSeconds ?? 0 });
     } catch (err) {
       if (isUniqueViolation(err)) throw new AppError(ErrorCode.AlreadyExists, `task ${c.taskNumber} was already admitted`);
       throw err;
@@ -82,11 +89,7 @@ export async function admit(deps: AdmitDeps, c: AdmitCommand): Promise<Admitted>
       const remaining = quota ? moneyText(quota.minus(admitted.usedQuota).minus(admitted.reserved)) : '';
       return { reserved: moneyText(reservation), remaining, basis: prices.basis };
     }
-    const state = await deps.usage.find(c.apiKeyId);
-    if (!state) {
-      await deps.usage.ensureKey(c.apiKeyId, c.accountId);
-      continue;
-    }
+    const state = (await deps.usage.find(c.apiKeyId)) ?? { apiKeyId: c.apiKeyId, accountId: c.accountId, usedQuota: new Decimal(0), reserved: new Decimal(0), inFlight: 0, rpmCount: 0, minuteEndsAt: 0 };
     const refused = refusal(state, quota, reservation, limits);
     if (refused) throw refused;
   }

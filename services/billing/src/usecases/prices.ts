@@ -3,7 +3,8 @@ import type { Actor } from '@tollgate/protos/common';
 import { requireAdmin } from '../domain/access';
 import { Decimal, isDecimalText, moneyText } from '../domain/money';
 import { BASES, PRICED_KINDS } from '../domain/prices';
-import type { PriceRepo, StoredPrice } from '../repo/price-repo';
+import type { PriceCache } from '../repo/price-cache';
+import type { StoredPrice } from '../repo/price-repo';
 
 export interface PriceView {
   kind: string;
@@ -14,12 +15,12 @@ export interface PriceView {
 
 const view = (p: StoredPrice): PriceView => ({ kind: p.kind, basis: p.basis, unitPrice: moneyText(p.unitPrice), updatedAt: p.updatedAt.toISOString() });
 
-export async function listPrices(deps: { prices: PriceRepo }): Promise<PriceView[]> {
+export async function listPrices(deps: { prices: PriceCache }): Promise<PriceView[]> {
   return (await deps.prices.list()).map(view);
 }
 
-/** Admin: sets one price; the next admission uses it (prices are read per admission, on every replica). */
-export async function setPrice(deps: { prices: PriceRepo }, actor: Actor | undefined, p: { kind: string; basis: string; unitPrice: string }): Promise<PriceView> {
+/** Admin: sets one price; the next admission uses it (this replica at once, other billing replicas within their price cache period). */
+export async function setPrice(deps: { prices: PriceCache }, actor: Actor | undefined, p: { kind: string; basis: string; unitPrice: string }): Promise<PriceView> {
   requireAdmin(actor);
   if (!(PRICED_KINDS as readonly string[]).includes(p.kind)) throw AppError.field(['body', 'kind'], `must be one of ${PRICED_KINDS.join(', ')}`);
   if (!(BASES as readonly string[]).includes(p.basis)) throw AppError.field(['body', 'basis'], `must be one of ${BASES.join(', ')}`);

@@ -63,6 +63,7 @@ export const admitRequest = (over: Partial<Parameters<GrpcClient<BillingClient>[
   estimatedInputTokens: 0,
   estimatedOutputTokens: 0,
   estimatedSeconds: 0,
+  leaseSeconds: 0,
   ...over,
 });
 

@@ -1,4 +1,4 @@
-import { ErrorCode, TaskStatus, silentLogger, taskStatusSubject, type TaskStatusEvent } from '@tollgate/kit';
+import { ErrorCode, HotPool, TaskStatus, silentLogger, taskStatusSubject, type TaskStatusEvent } from '@tollgate/kit';
 import { createBillingDb } from '../../src/db';
 import { AdmissionRepo } from '../../src/repo/admission-repo';
 import { RateRepo } from '../../src/repo/rate-repo';
@@ -7,7 +7,7 @@ import { admitRequest, eventually, rejection, startBilling, taskNo, type Billing
 
 const ADMIN = { accountId: 1, isAdmin: true, apiKeyId: 0 };
 
-describe('Settle: charge, refund, idempotency, events', () => {
+describe('Settle: charge, refund, idempotency, batches, leases', () => {
   let b: BillingHarness | null;
   beforeAll(async () => {
     b = await startBilling();
@@ -70,27 +70,53 @@ describe('Settle: charge, refund, idempotency, events', () => {
     );
   });
 
-  it('settles from task status events: 已完成 charges, 已报错 and 已取消 refund, 执行中 does nothing', async () => {
+  it('settles a batch in one call: charges and refunds, each once, unknown task numbers reported as not found', async () => {
     if (!b) return;
-    const tasks = { done: taskNo('ev'), failed: taskNo('ev'), cancelled: taskNo('ev'), running: taskNo('ev') };
-    for (const t of Object.values(tasks)) await b.client.admit(admitRequest({ apiKeyId: 205, accountId: 3, taskNumber: t }));
-    const publish = (task_number: string, status: TaskStatusEvent['status']) =>
-      b!.bus.publish<TaskStatusEvent>(taskStatusSubject(task_number), { task_number, status, kind: 'agent', app_id: 'demo-app', account_id: 3, api_key_id: 205, at: new Date().toISOString() });
-    await publish(tasks.running, TaskStatus.Running);
-    await publish(tasks.done, TaskStatus.Completed);
-    await publish(tasks.failed, TaskStatus.Failed);
-    await publish(tasks.cancelled, TaskStatus.Cancelled);
-    await publish('unknown-task', TaskStatus.Completed);
-    const states = await eventually(async () => {
-      const rows = await b!.sql<{ task_number: string; state: string }>('SELECT task_number, state FROM admissions WHERE api_key_id = 205');
-      const by = Object.fromEntries(rows.map((r) => [r.task_number, r.state]));
-      return by[tasks.done] !== 'open' && by[tasks.failed] !== 'open' && by[tasks.cancelled] !== 'open' ? by : undefined;
+    const n = { a: taskNo('batch'), b: taskNo('batch'), c: taskNo('batch') };
+    for (const t of Object.values(n)) await b.client.admit(admitRequest({ apiKeyId: 205, accountId: 3, taskNumber: t }));
+    const out = await b.client.settleBatch({
+      items: [
+        { taskNumber: n.a, outcome: 'charge', units: undefined },
+        { taskNumber: n.b, outcome: 'refund', units: undefined },
+        { taskNumber: n.a, outcome: 'refund', units: undefined },
+        { taskNumber: 'never-admitted', outcome: 'charge', units: undefined },
+      ],
     });
-    expect(states).toEqual({ [tasks.done]: 'charged', [tasks.failed]: 'refunded', [tasks.cancelled]: 'refunded', [tasks.running]: 'open' });
-    // the event and a direct settlement agree: the direct call after the event changes nothing
-    await expect(b.client.settle({ taskNumber: tasks.done, outcome: 'charge' })).resolves.toMatchObject({ alreadySettled: true });
-    await publish(tasks.done, TaskStatus.Completed);
+    expect(out.items).toEqual([
+      { taskNumber: n.a, found: true, charged: '1', alreadySettled: false, state: 'charged' },
+      { taskNumber: n.b, found: true, charged: '0', alreadySettled: false, state: 'refunded' },
+      { taskNumber: n.a, found: true, charged: '1', alreadySettled: false, state: 'charged' },
+      { taskNumber: 'never-admitted', found: false, charged: '0', alreadySettled: false, state: 'refunded' },
+    ]);
+    const again = await b.client.settleBatch({ items: [{ taskNumber: n.a, outcome: 'refund', units: undefined }] });
+    expect(again.items[0]).toMatchObject({ alreadySettled: true, state: 'charged', charged: '1' });
     expect(await usage(205)).toEqual({ used_quota: '1.000000', reserved: '1.000000', in_flight: 1 });
+    expect((await ledger(n.a)).map((l) => l.type)).toEqual(['reserve', 'charge']);
+    // task status events settle nothing: the tasks service settles its executions itself
+    await b.bus.publish<TaskStatusEvent>(taskStatusSubject(n.c), { task_number: n.c, status: TaskStatus.Completed, kind: 'agent', app_id: 'demo-app', account_id: 3, api_key_id: 205, at: new Date().toISOString() });
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await b.sql<{ state: string }>('SELECT state FROM admissions WHERE task_number = $1', [n.c]))[0].state).toBe('open');
+  });
+
+  it('leases: an admission with a lease is listed once it runs out, renewing extends it, settling removes it', async () => {
+    if (!b) return;
+    const leased = admitRequest({ apiKeyId: 208, leaseSeconds: 60 });
+    const unleased = admitRequest({ apiKeyId: 208 });
+    await b.client.admit(leased);
+    await b.client.admit(unleased);
+    expect((await b.client.expiredAdmissions({ limit: 10 })).taskNumbers).not.toContain(leased.taskNumber);
+    await b.sql("UPDATE admissions SET lease_expires_at = now() - interval '1 second' WHERE task_number = $1", [leased.taskNumber]);
+    await b.sql("UPDATE admissions SET admitted_at = now() - interval '1 hour' WHERE task_number = $1", [unleased.taskNumber]);
+    expect((await b.client.expiredAdmissions({ limit: 1000 })).taskNumbers).toContain(leased.taskNumber);
+    expect((await b.client.expiredAdmissions({ limit: 1000 })).taskNumbers).not.toContain(unleased.taskNumber);
+    await expect(b.client.renewAdmissions({ taskNumbers: [leased.taskNumber, unleased.taskNumber, 'never-admitted'], leaseSeconds: 60 })).resolves.toEqual({ renewed: 1 });
+    expect((await b.client.expiredAdmissions({ limit: 1000 })).taskNumbers).not.toContain(leased.taskNumber);
+    expect((await rejection(b.client.renewAdmissions({ taskNumbers: [leased.taskNumber], leaseSeconds: 0 }))).code).toBe(ErrorCode.InvalidArgument);
+    expect((await rejection(b.client.admit(admitRequest({ apiKeyId: 208, leaseSeconds: -5 })))).code).toBe(ErrorCode.InvalidArgument);
+    await b.sql("UPDATE admissions SET lease_expires_at = now() - interval '1 second' WHERE task_number = $1", [leased.taskNumber]);
+    await b.client.settle({ taskNumber: leased.taskNumber, outcome: 'refund' });
+    await b.client.settle({ taskNumber: unleased.taskNumber, outcome: 'refund' });
+    expect((await b.client.expiredAdmissions({ limit: 1000 })).taskNumbers).not.toContain(leased.taskNumber);
   });
 
   it('prices by tokens: reserves the estimate, charges what was consumed (or delivered before a disconnect)', async () => {
@@ -120,9 +146,11 @@ describe('Settle: charge, refund, idempotency, events', () => {
 
 async function startBillingSweep(b: BillingHarness): Promise<number> {
   const db = createBillingDb(b.url);
+  const hot = new HotPool(b.url, { max: 1, maxWaiting: 10 });
   try {
-    return await expireAdmissions({ admissions: new AdmissionRepo(db), rates: new RateRepo(db), log: silentLogger() }, 3600);
+    return await expireAdmissions({ admissions: new AdmissionRepo(db, hot), rates: new RateRepo(db), log: silentLogger() }, 3600);
   } finally {
+    await hot.end();
     await db.$disconnect();
   }
 }
