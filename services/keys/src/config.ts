@@ -7,8 +7,10 @@ export const keysConfigSchema = serviceConfigSchema(
     TOLLGATE_DATA_DIR: z.string().default('./.tollgate'),
     /** Token of the bootstrap admin; re-applied on every start when set. */
     TOLLGATE_ADMIN_TOKEN: z.string().min(16, 'TOLLGATE_ADMIN_TOKEN must be at least 16 characters').max(256).optional(),
+    /** How long a console session lasts (server-side expiry). */
+    SESSION_TTL_HOURS: z.coerce.number().positive().max(24 * 30).default(12),
   },
-  (env) => ({ dataDir: env.TOLLGATE_DATA_DIR, adminToken: env.TOLLGATE_ADMIN_TOKEN }),
+  (env) => ({ dataDir: env.TOLLGATE_DATA_DIR, adminToken: env.TOLLGATE_ADMIN_TOKEN, sessionTtlMs: env.SESSION_TTL_HOURS * 3600_000 }),
 );
 
 export type KeysConfig = ReturnType<typeof loadKeysConfig>;

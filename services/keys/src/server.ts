@@ -11,6 +11,8 @@ import { createAccount } from './usecases/create-account';
 import { getAccount, listAccounts } from './usecases/read-accounts';
 import { updateAccount } from './usecases/update-account';
 import { deleteAccount } from './usecases/delete-account';
+import { authenticateSession, signIn, signOut } from './usecases/sessions';
+import { rotateToken, setPassword } from './usecases/credentials';
 
 /** The Keys gRPC service: each handler decodes, calls its use case, encodes. */
 export function keysServer(ctx: KeysContext, log: Logger) {
@@ -30,6 +32,11 @@ export function keysServer(ctx: KeysContext, log: Logger) {
         getAccount: (req) => getAccount(ctx, req),
         updateAccount: (req) => updateAccount(ctx, req),
         deleteAccount: (req) => deleteAccount(ctx, req),
+        signIn: (req) => signIn(ctx, req),
+        authenticateSession: (req) => authenticateSession(ctx, req.sessionToken),
+        signOut: (req) => signOut(ctx, req.sessionToken),
+        setPassword: (req) => setPassword(ctx, req),
+        rotateToken: (req) => rotateToken(ctx, req),
       },
       log,
     ),

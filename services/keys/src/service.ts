@@ -17,7 +17,7 @@ export const keysService: ServiceModule<KeysConfig> = {
       migrationsDir: join(__dirname, '..', 'prisma', 'migrations'),
       createDb: createKeysDb,
       build: async (db) => {
-        const ctx = createKeysContext(db, bus, log);
+        const ctx = createKeysContext(db, bus, log, { sessionTtlMs: config.sessionTtlMs });
         await bootstrapAdmin(ctx, { adminToken: config.adminToken, dataDir: config.dataDir });
         return { services: [keysServer(ctx, log)] };
       },

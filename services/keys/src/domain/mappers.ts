@@ -17,6 +17,7 @@ export function accountToMsg(a: Account): AccountMsg {
     createdAt: a.createdAt.toISOString(),
     lastActiveAt: a.lastActiveAt?.toISOString() ?? '',
     bootstrap: a.systemRole === BOOTSTRAP_ROLE,
+    hasPassword: a.passwordHash !== null,
   };
 }
 

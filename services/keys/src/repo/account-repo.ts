@@ -15,6 +15,7 @@ export interface NewAccount {
   tokenHash: string;
   tokenPrefix: string;
   validUntil: Date | null;
+  passwordHash?: string | null;
 }
 
 export type AccountChanges = Partial<Pick<Account, 'name' | 'email' | 'level' | 'status' | 'validUntil'>> & { permissions?: Record<string, unknown> };
@@ -29,6 +30,18 @@ export class AccountRepo {
 
   findByTokenHash(tokenHash: string): Promise<Account | null> {
     return this.db.account.findFirst({ where: { tokenHash, deletedAt: null } });
+  }
+
+  findByEmail(email: string): Promise<Account | null> {
+    return this.db.account.findFirst({ where: { email, deletedAt: null } });
+  }
+
+  setPasswordHash(id: number, passwordHash: string | null): Promise<Account> {
+    return this.db.account.update({ where: { id }, data: { passwordHash } });
+  }
+
+  setToken(id: number, tokenHash: string, tokenPrefix: string): Promise<Account> {
+    return this.db.account.update({ where: { id }, data: { tokenHash, tokenPrefix } });
   }
 
   async list(filter: { status?: string; level?: string }, skip: number, take: number): Promise<AccountPage> {

@@ -1,12 +1,16 @@
 import type { Logger } from '@tollgate/kit';
 import type { AccountRepo } from '../repo/account-repo';
 import type { KeyRepo } from '../repo/key-repo';
+import type { SessionRepo } from '../repo/session-repo';
 import type { ChangePublisher } from '../domain/events';
 
 /** What every use case is given: the repositories, the change publisher, a clock and the activity recorder. */
 export interface KeysContext {
   accounts: AccountRepo;
   keys: KeyRepo;
+  sessions: SessionRepo;
+  /** How long a console session lasts. */
+  sessionTtlMs: number;
   events: ChangePublisher;
   log: Logger;
   now(): Date;
