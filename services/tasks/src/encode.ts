@@ -20,10 +20,12 @@ export function decodeExecute(req: ExecuteRequest, mode: 'sync' | 'async'): Exec
       max_tokens: req.maxTokens,
       call_params: req.callParams ?? {},
       stream: req.stream,
+      ...(req.webhook && { webhook: req.webhook }),
     },
     idempotencyKey: req.idempotencyKey,
-    taskNumber: req.taskNumber,
+    taskNumber: '',
     mode,
+    payer: req.payer,
   };
 }
 

@@ -15,7 +15,7 @@ import { batchUpdateStatus } from './usecases/batch-update-status';
 import { executeSync, type StreamHead } from './usecases/execute-sync';
 import { getTask } from './usecases/get-task';
 import { listTasks } from './usecases/list-tasks';
-import { preflight } from './usecases/preflight';
+import { InFlightGate } from './execution/in-flight-gate';
 import { submitAsync } from './usecases/submit-async';
 import { updateStatus } from './usecases/update-status';
 import type { UpdateStatusRequest } from '@tollgate/protos/tasks';
@@ -31,7 +31,8 @@ const decodeUpdate = (u: UpdateStatusRequest) => ({
 });
 
 /** gRPC handlers: decode → use case → encode. */
-export function tasksGrpc(ctx: TasksContext, log: Logger) {
+export function tasksGrpc(ctx: TasksContext, log: Logger, limits: { maxInFlight: number }) {
+  const gate = new InFlightGate(limits.maxInFlight);
   return implement(
     TasksService,
     {
@@ -67,20 +68,13 @@ export function tasksGrpc(ctx: TasksContext, log: Logger) {
         return encodeApp(out.app, out.reporterToken);
       },
 
-      preflight: async (req) => {
-        const out = await preflight(ctx, decodeExecute(req, req.mode === 'async' ? 'async' : 'sync'));
-        return {
-          replay: out.replay !== null,
-          task: out.replay ? encodeTask(out.replay) : undefined,
-          completion: out.completion && encodeCompletion(out.completion, out.replay!.taskNumber, true),
-          submission: out.submission && encodeSubmit(out.submission),
-        };
-      },
-      executeSync: async (req, call) => {
-        const out = await executeSync(ctx, decodeExecute(req, 'sync'), { signal: call.signal });
-        return encodeCompletion(out.completion, out.taskNumber, out.replayed);
-      },
-      executeStream: async (req, send, call) => {
+      executeSync: (req, call) =>
+        gate.run(async () => {
+          const out = await executeSync(ctx, decodeExecute(req, 'sync'), { signal: call.signal });
+          return encodeCompletion(out.completion, out.taskNumber, out.replayed);
+        }),
+      executeStream: (req, send, call) =>
+        gate.run(async () => {
         let head: StreamHead | undefined;
         const input = decodeExecute(req, 'sync');
         const out = await executeSync(ctx, { ...input, request: { ...input.request, stream: true } }, {
@@ -98,8 +92,8 @@ export function tasksGrpc(ctx: TasksContext, log: Logger) {
           await send(chunk(head, { content: (c.choices[0]?.message as ChatMessage | undefined)?.content ?? '' }, undefined, true));
         }
         await send(chunk(head, {}, { usage: c.usage, finishReason: c.choices[0]?.finish_reason ?? 'stop' }, out.replayed, completionExtra(c)));
-      },
-      submitAsync: async (req) => encodeSubmit(await submitAsync(ctx, decodeExecute(req, 'async'))),
+      }),
+      submitAsync: (req) => gate.run(async () => encodeSubmit(await submitAsync(ctx, decodeExecute(req, 'async')))),
 
       getTask: async ({ actor, taskNumber }) => encodeTask(await getTask(ctx, decodeActor(actor), taskNumber)),
       batchGetTasks: async ({ actor, taskNumbers }) => {

@@ -17,6 +17,7 @@ export function statusEvent(task: TaskRecord): { subject: string; payload: TaskS
     ...(final && task.usage && { usage: task.usage }),
     ...(final && task.startedAt && task.finishedAt && { duration_ms: task.finishedAt.getTime() - task.startedAt.getTime() }),
     ...(final && !task.startedAt && { never_ran: true }),
+    ...(final && { webhook: typeof task.request.webhook === 'string' }),
   };
   return { subject: taskStatusSubject(task.taskNumber), payload };
 }

@@ -11,6 +11,7 @@ const schema = z.object({
   max_tokens: z.number().int().positive().optional(),
   call_params: z.record(z.string(), z.unknown()),
   stream: z.boolean(),
+  webhook: z.url({ protocol: /^https?$/ }).max(2048).optional(),
 });
 
 export function checkExecuteRequest(request: TaskRequest): TaskRequest {

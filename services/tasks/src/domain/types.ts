@@ -42,6 +42,8 @@ export interface TaskRequest {
   max_tokens?: number;
   call_params: Record<string, unknown>;
   stream: boolean;
+  /** Where the final state is delivered (docs/webhooks.md). */
+  webhook?: string;
 }
 
 /** The spec's completion response (`chat.completion`). */

@@ -1,9 +1,9 @@
-import { AppError, TaskStatus, isAppError, type Logger } from '@tollgate/kit';
+import { AppError, TaskStatus, isAppError, isCapacityError, type Logger } from '@tollgate/kit';
 import type { AppRecord, CompletionJson, TaskRecord } from '../domain/types';
 import { executorFor } from '../executors';
 import { isProviderError, providerFor } from '../providers';
 import type { ConversationRepo } from '../repo/conversation-repo';
-import type { Outbox } from '../repo/outbox';
+import type { Admissions } from '../admission/admissions';
 import type { TaskRepo } from '../repo/task-repo';
 import { toCompletion } from './completion';
 import { StopRequested, type RunningTasks, type StopReason } from './running';
@@ -11,7 +11,7 @@ import { StopRequested, type RunningTasks, type StopReason } from './running';
 export interface RunnerDeps {
   tasks: TaskRepo;
   conversations: ConversationRepo;
-  outbox: Outbox;
+  admissions: Admissions;
   running: RunningTasks;
   log: Logger;
   settings: { workerId: string; leaseMs: number; providerTimeoutMs: number };
@@ -19,7 +19,7 @@ export interface RunnerDeps {
 
 export type RunOutcome =
   | { kind: 'completed'; task: TaskRecord; completion: CompletionJson }
-  | { kind: 'failed'; task: TaskRecord | null; reason: 'upstream' | 'timeout' | 'internal'; comments: string }
+  | { kind: 'failed'; task: TaskRecord | null; reason: 'upstream' | 'timeout' | 'internal' | 'busy'; comments: string }
   | { kind: 'stopped'; why: StopReason };
 
 export interface RunOptions {
@@ -28,20 +28,22 @@ export interface RunOptions {
   onDelta?: (text: string) => Promise<void>;
 }
 
-function failureOf(err: unknown, log: Logger): { reason: 'upstream' | 'timeout' | 'internal'; comments: string } {
+export function failureOf(err: unknown, log: Logger): { reason: 'upstream' | 'timeout' | 'internal' | 'busy'; comments: string } {
   if (isProviderError(err)) return { reason: err.reason, comments: err.message };
-  if (isAppError(err)) return { reason: 'internal', comments: err.message };
+  if (isAppError(err)) return { reason: err.code === 'UNAVAILABLE' ? 'busy' : 'internal', comments: err.message };
+  if (isCapacityError(err)) return { reason: 'busy', comments: 'Tollgate was at capacity while running the task' };
   log.error({ err }, 'task run failed unexpectedly');
   return { reason: 'internal', comments: 'internal error while running the task' };
 }
 
 /**
- * Runs a task this replica holds (status 执行中, leased to settings.workerId): heartbeats the lease,
- * runs the app's kind, and writes the final state only if the task is still ours and running, so a
- * task cancelled, finished by an admin or re-claimed elsewhere is never finished twice.
+ * Runs an async task this replica holds (status 执行中, leased to settings.workerId): heartbeats the
+ * lease, runs the app's kind, and writes the final state only if the task is still ours and running,
+ * so a task cancelled, finished by an admin or re-claimed elsewhere is never finished twice. Right
+ * after the final state commits, its admission is settled by that outcome.
  */
 export async function runTask(deps: RunnerDeps, task: TaskRecord, app: AppRecord, options: RunOptions = {}): Promise<RunOutcome> {
-  const { tasks, outbox, running, settings } = deps;
+  const { tasks, admissions, running, settings } = deps;
   const log = deps.log.child({ taskNumber: task.taskNumber });
   const owner = settings.workerId;
   const run = running.start(task.taskNumber);
@@ -55,9 +57,10 @@ export async function runTask(deps: RunnerDeps, task: TaskRecord, app: AppRecord
     );
   }, Math.max(50, Math.floor(settings.leaseMs / 3)));
 
+  admissions.hold(task.taskNumber);
   const finish = async (to: TaskStatus, change: Parameters<TaskRepo['transition']>[3]) => {
     const done = await tasks.transition(task.taskNumber, [TaskStatus.Running], to, change, owner);
-    await outbox.flush();
+    if (done) await admissions.settleTask(done);
     return done;
   };
 
@@ -72,7 +75,6 @@ export async function runTask(deps: RunnerDeps, task: TaskRecord, app: AppRecord
         onDelta: options.onDelta,
         reportProgress: async (progress) => {
           await tasks.transition(task.taskNumber, [TaskStatus.Running], TaskStatus.Running, { progress }, owner);
-          await outbox.flush();
         },
       },
     );
@@ -94,6 +96,7 @@ export async function runTask(deps: RunnerDeps, task: TaskRecord, app: AppRecord
   } finally {
     clearInterval(heartbeat);
     options.callerSignal?.removeEventListener('abort', onCallerGone);
+    admissions.release(task.taskNumber);
     run.finish();
   }
 }
@@ -105,5 +108,6 @@ export function outcomeError(taskNumber: string, outcome: Exclude<RunOutcome, { 
   }
   if (outcome.reason === 'timeout') return new AppError('DEADLINE_EXCEEDED', outcome.comments, { task_number: taskNumber });
   if (outcome.reason === 'upstream') return new AppError('UNAVAILABLE', outcome.comments, { task_number: taskNumber });
+  if (outcome.reason === 'busy') return new AppError('UNAVAILABLE', outcome.comments, { task_number: taskNumber, retryAfterSeconds: 1 });
   return new AppError('INTERNAL', outcome.comments, { task_number: taskNumber });
 }

@@ -40,7 +40,7 @@ export const aiappExecutor: KindExecutor = {
   settingsSchema: aiappSettingsSchema,
   callParamsSchema: baseCallParamsSchema,
   prepare(app, request) {
-    const prepared = withConversation(request);
+    const prepared = withConversation(request, app);
     const { template } = readSettings(aiappSettingsSchema, app.settings);
     if (template !== undefined) checkFilled(template, prepared);
     return prepared;

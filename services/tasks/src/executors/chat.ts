@@ -11,6 +11,6 @@ export async function runChat(input: ExecutionInput, io: ExecutionIO): Promise<E
 export const chatExecutor: KindExecutor = {
   settingsSchema: baseSettingsSchema,
   callParamsSchema: baseCallParamsSchema,
-  prepare: (_app, request) => withConversation(request),
+  prepare: (app, request) => withConversation(request, app),
   run: runChat,
 };

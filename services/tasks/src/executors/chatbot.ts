@@ -48,7 +48,7 @@ export const chatbotExecutor: KindExecutor = {
   callParamsSchema,
 
   async prepare(app, request, env) {
-    const prepared = withConversation(request);
+    const prepared = withConversation(request, app);
     const id = prepared.call_params.conversation_id;
     if (typeof id !== 'string') return { ...prepared, call_params: { ...prepared.call_params, conversation_id: newConversationId() } };
     const conversation = await env.conversations.find(id);

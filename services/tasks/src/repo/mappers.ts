@@ -1,6 +1,7 @@
 import type { TaskStatus } from '@tollgate/kit';
 import type { AppRecord, ExecutionMode, ProviderName, TaskRecord, TaskRequest, Usage } from '../domain/types';
 import type { AppRow, TaskRow } from './prisma-types';
+import type { TaskSqlRow } from './task-sql';
 
 export function toTask(row: TaskRow): TaskRecord {
   return {
@@ -44,5 +45,30 @@ export function toApp(row: AppRow): AppRecord {
     reporterTokenHash: row.reporterTokenHash,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
+  };
+}
+
+export function toTaskFromSql(r: TaskSqlRow): TaskRecord {
+  return {
+    taskNumber: r.task_number,
+    appId: r.app_id,
+    kind: r.kind,
+    accountId: r.account_id,
+    apiKeyId: r.api_key_id,
+    status: r.status as TaskStatus,
+    mode: r.mode as ExecutionMode,
+    request: r.request as TaskRequest,
+    progress: r.progress ?? null,
+    result: r.result ?? null,
+    comments: r.comments,
+    usage: (r.usage as Usage | null) ?? null,
+    idempotencyKey: r.idempotency_key,
+    requestHash: r.request_hash,
+    leaseOwner: r.lease_owner,
+    attempts: r.attempts,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    startedAt: r.started_at,
+    finishedAt: r.finished_at,
   };
 }

@@ -1,32 +1,41 @@
-import type { EventBus, Logger } from '@tollgate/kit';
-import { Prisma, type TasksDb } from './prisma-types';
+import type { EventBus, HotQueryable, Logger } from '@tollgate/kit';
+import type { TasksDb } from './prisma-types';
 
 const BATCH = 100;
 const KEEP_PUBLISHED_MS = 24 * 3_600_000;
 
-type Tx = Prisma.TransactionClient;
-
-/** Writes an event row in the caller's transaction. */
-export async function addEvent(tx: Tx, taskNumber: string, event: { subject: string; payload: object }): Promise<void> {
-  await tx.taskEvent.create({ data: { taskNumber, subject: event.subject, payload: event.payload as Prisma.InputJsonValue } });
-}
-
 /**
- * Publishes the task_events rows written with each status change: right after the change commits
- * (`flush()`), and by a periodic sweep for rows a stopped replica left behind. At least once; the
- * message id lets the bus drop repeats.
+ * Publishes the task_events rows written by each status change. The statement that wrote one hands
+ * it over (`committed()`): it is published at once and marked published in bulk with the others of
+ * the last period, not one round trip per event. A periodic sweep publishes the rows nobody handed
+ * over within `graceMs` (a replica stopped between its commit and its publish). At least once; the
+ * message id (task number + row id) lets the bus drop repeats.
  */
 export class Outbox {
   private running: Promise<void> | undefined;
   private again = false;
   private timer: NodeJS.Timeout | undefined;
+  private sent: string[] = [];
 
   constructor(
     private readonly db: TasksDb,
+    private readonly hot: HotQueryable,
     private readonly bus: EventBus,
     private readonly log: Logger,
+    private readonly graceMs = 10_000,
   ) {}
 
+  /** Publishes an event whose row just committed; a failure leaves it to the sweep. */
+  async committed(id: string, subject: string, payload: object): Promise<void> {
+    try {
+      await this.bus.publish(subject, payload, { msgId: `${(payload as { task_number?: string }).task_number}:${id}` });
+      this.sent.push(id);
+    } catch (err) {
+      this.log.warn({ err, subject }, 'task event not published yet; the sweep retries');
+    }
+  }
+
+  /** Sweeps unpublished rows older than the grace period. */
   flush(): Promise<void> {
     if (this.running) {
       this.again = true;
@@ -34,6 +43,7 @@ export class Outbox {
     }
     this.running = (async () => {
       try {
+        await this.markSent();
         do {
           this.again = false;
           while ((await this.publishBatch()) === BATCH);
@@ -57,13 +67,28 @@ export class Outbox {
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
-    await this.flush();
+    await this.markSent().catch((err: unknown) => this.log.warn({ err }, 'marking published task events failed; the sweep publishes them again'));
+  }
+
+  /** One statement for every event published since the last call. */
+  private async markSent(): Promise<void> {
+    while (this.sent.length > 0) {
+      const ids = this.sent.splice(0, 5_000);
+      try {
+        await this.hot.query('UPDATE task_events SET published_at = now() WHERE id = ANY($1::bigint[]) AND published_at IS NULL', [ids]);
+      } catch (err) {
+        this.sent.unshift(...ids);
+        throw err;
+      }
+    }
   }
 
   private publishBatch(): Promise<number> {
     return this.db.$transaction(async (tx) => {
       const rows = await tx.$queryRaw<Array<{ id: bigint; task_number: string; subject: string; payload: unknown }>>`
-        SELECT id, task_number, subject, payload FROM task_events WHERE published_at IS NULL ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`;
+        SELECT id, task_number, subject, payload FROM task_events
+        WHERE published_at IS NULL AND created_at < LOCALTIMESTAMP - make_interval(secs => ${this.graceMs / 1000})
+        ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`;
       for (const row of rows) {
         const payload = typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload;
         await this.bus.publish(row.subject, payload, { msgId: `${row.task_number}:${row.id}` });
@@ -75,3 +100,5 @@ export class Outbox {
     });
   }
 }
+
+

@@ -2,9 +2,11 @@ import { TaskStatus } from '@tollgate/kit';
 import { statusEvent } from '../domain/events';
 import { isFinal } from '../domain/status';
 import type { ExecutionMode, TaskRecord, TaskRequest, Usage } from '../domain/types';
-import { toTask } from './mappers';
-import { addEvent } from './outbox';
+import type { HotQueryable } from '@tollgate/kit';
+import { toTask, toTaskFromSql } from './mappers';
+import type { Outbox } from './outbox';
 import { Prisma, type TasksDb } from './prisma-types';
+import { TASK_COLUMNS, eventPayloadOf, type EventColumns, type TaskSqlRow } from './task-sql';
 
 export interface NewTask {
   taskNumber: string;
@@ -16,8 +18,14 @@ export interface NewTask {
   request: TaskRequest;
   idempotencyKey: string | null;
   requestHash: string | null;
-  /** Set for a sync task: it starts 执行中 under this lease. */
-  lease?: { owner: string; ms: number };
+  /** Default 等待中; a sync run is written once, in its final state. */
+  status?: TaskStatus;
+  startedAt?: Date;
+  result?: unknown;
+  comments?: string;
+  usage?: Usage | null;
+  /** A sync run's last progress report. */
+  progress?: unknown;
 }
 
 export interface TaskChange {
@@ -37,59 +45,164 @@ export interface TaskFilter {
 }
 
 type Tx = Prisma.TransactionClient;
+
+/** Lists count matching rows exactly up to this many; above it the total is the planner's estimate. */
+export const EXACT_TOTAL_CAP = 1_000;
+
+/** "Plan Rows" of the top node of an `EXPLAIN (FORMAT JSON)` answer. */
+function planRows(result: Array<Record<string, unknown>>): number {
+  const raw = Object.values(result[0] ?? {})[0];
+  const plan = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Array<{ Plan?: { 'Plan Rows'?: number } }>;
+  return Math.round(plan?.[0]?.Plan?.['Plan Rows'] ?? 0);
+}
 const json = (v: unknown) => (v === null ? Prisma.JsonNull : (v as Prisma.InputJsonValue));
 const ts = (d: Date) => d.toISOString();
+const jsonText = (v: unknown) => JSON.stringify(v === undefined ? null : v);
 
-/** Tasks in PostgreSQL; every status change writes its event to the outbox in the same transaction. */
+type Row = TaskSqlRow & EventColumns;
+
+const CREATE_SQL = `
+  WITH t AS (
+    INSERT INTO tasks (task_number, app_id, kind, account_id, api_key_id, status, mode, request, result, comments, usage,
+                       idempotency_key, request_hash, attempts, created_at, updated_at, started_at, finished_at, progress)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10, $11::jsonb, $12, $13, $14,
+            $15::timestamp, $15::timestamp, $16::timestamp, $17::timestamp, $20::jsonb)
+    ON CONFLICT DO NOTHING
+    RETURNING task_number
+  ), e AS (
+    INSERT INTO task_events (task_number, subject, payload)
+    SELECT task_number, $18, $19::jsonb FROM t
+    RETURNING id
+  )
+  SELECT id::text AS event_id FROM e`;
+
+const TRANSITION_SQL = `
+  WITH t AS (
+    UPDATE tasks SET
+      status = $2,
+      progress = CASE WHEN $5::boolean THEN $6::jsonb ELSE progress END,
+      result = CASE WHEN $7::boolean THEN $8::jsonb ELSE result END,
+      comments = COALESCE($9::text, comments),
+      usage = CASE WHEN $10::boolean THEN $11::jsonb ELSE usage END,
+      started_at = CASE WHEN $12::boolean THEN $14::timestamp ELSE started_at END,
+      finished_at = CASE WHEN $13::boolean THEN $14::timestamp ELSE finished_at END,
+      lease_owner = CASE WHEN $13::boolean THEN NULL ELSE lease_owner END,
+      lease_expires_at = CASE WHEN $13::boolean THEN NULL ELSE lease_expires_at END,
+      updated_at = $14::timestamp
+    WHERE task_number = $1 AND status = ANY($3::text[]) AND ($4::text IS NULL OR lease_owner = $4::text)
+    RETURNING *
+  ), e AS (
+    INSERT INTO task_events (task_number, subject, payload)
+    SELECT task_number, 'tasks.status.' || task_number, ${eventPayloadOf('t')} FROM t
+    RETURNING id, subject, payload
+  )
+  SELECT t.*, e.id::text AS event_id, e.subject AS event_subject, e.payload AS event_payload FROM t LEFT JOIN e ON true`;
+
+const CLAIM_SQL = `
+  WITH c AS (
+    UPDATE tasks SET status = '${TaskStatus.Running}', lease_owner = $1, lease_expires_at = $2::timestamp,
+           attempts = attempts + 1, started_at = COALESCE(started_at, $3::timestamp), updated_at = $3::timestamp
+    WHERE id = (
+      SELECT id FROM tasks
+      WHERE mode = 'async' AND (status = '${TaskStatus.Waiting}' OR (status = '${TaskStatus.Running}' AND lease_expires_at < $3::timestamp))
+      ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+    RETURNING *
+  ), e AS (
+    INSERT INTO task_events (task_number, subject, payload)
+    SELECT task_number, 'tasks.status.' || task_number, ${eventPayloadOf('c')} FROM c WHERE c.attempts = 1
+    RETURNING id, subject, payload
+  )
+  SELECT c.*, e.id::text AS event_id, e.subject AS event_subject, e.payload AS event_payload FROM c LEFT JOIN e ON true`;
+
+/**
+ * Tasks in PostgreSQL. Every state change is one statement that also writes its status event to
+ * the outbox table; the event is published as soon as the statement returns (the outbox relay
+ * only sweeps what a stopped replica left behind). The hot statements run on the plain pg pool.
+ */
 export class TaskRepo {
-  constructor(private readonly db: TasksDb) {}
+  constructor(
+    private readonly db: TasksDb,
+    private readonly hot: HotQueryable,
+    private readonly outbox: Outbox,
+  ) {}
 
-  /** Inserts the task and its first event; 'duplicate' when its Idempotency-Key (or number) is taken. */
+  /**
+   * Inserts the task in its state (a sync run's final state, an async submission's 等待中) and its
+   * event, in one statement; 'duplicate' when its Idempotency-Key (or number) is taken.
+   */
   async create(t: NewTask): Promise<TaskRecord | 'duplicate'> {
     const now = new Date();
-    const running = t.lease !== undefined;
-    try {
-      return await this.db.$transaction(async (tx) => {
-        const row = await tx.task.create({
-          data: {
-            taskNumber: t.taskNumber,
-            appId: t.appId,
-            kind: t.kind,
-            accountId: t.accountId,
-            apiKeyId: t.apiKeyId,
-            mode: t.mode,
-            request: json(t.request),
-            idempotencyKey: t.idempotencyKey,
-            requestHash: t.requestHash,
-            status: running ? TaskStatus.Running : TaskStatus.Waiting,
-            ...(running && { leaseOwner: t.lease!.owner, leaseExpiresAt: new Date(now.getTime() + t.lease!.ms), startedAt: now, attempts: 1 }),
-          },
-        });
-        const task = toTask(row);
-        await addEvent(tx, task.taskNumber, statusEvent(task));
-        return task;
-      });
-    } catch (err) {
-      if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') return 'duplicate';
-      throw err;
-    }
+    const task: TaskRecord = {
+      taskNumber: t.taskNumber,
+      appId: t.appId,
+      kind: t.kind,
+      accountId: t.accountId,
+      apiKeyId: t.apiKeyId,
+      status: t.status ?? TaskStatus.Waiting,
+      mode: t.mode,
+      request: t.request,
+      progress: t.progress ?? null,
+      result: t.result ?? null,
+      comments: t.comments ?? '',
+      usage: t.usage ?? null,
+      idempotencyKey: t.idempotencyKey,
+      requestHash: t.requestHash,
+      leaseOwner: null,
+      attempts: t.startedAt ? 1 : 0,
+      createdAt: t.startedAt ?? now,
+      updatedAt: now,
+      startedAt: t.startedAt ?? null,
+      finishedAt: isFinal(t.status ?? TaskStatus.Waiting) ? now : null,
+    };
+    const event = statusEvent(task);
+    const { rows } = await this.hot.query<{ event_id: string }>(CREATE_SQL, [
+      task.taskNumber,
+      task.appId,
+      task.kind,
+      task.accountId,
+      task.apiKeyId,
+      task.status,
+      task.mode,
+      jsonText(task.request),
+      task.result === null ? null : jsonText(task.result),
+      task.comments,
+      task.usage === null ? null : jsonText(task.usage),
+      task.idempotencyKey,
+      task.requestHash,
+      task.attempts,
+      ts(task.createdAt),
+      task.startedAt && ts(task.startedAt),
+      task.finishedAt && ts(task.finishedAt),
+      event.subject,
+      JSON.stringify(event.payload),
+      task.progress === null ? null : jsonText(task.progress),
+    ]);
+    if (rows.length === 0) return 'duplicate';
+    await this.outbox.committed(rows[0].event_id, event.subject, event.payload);
+    return task;
   }
 
   async find(taskNumber: string): Promise<TaskRecord | null> {
-    const row = await this.db.task.findUnique({ where: { taskNumber } });
-    return row && toTask(row);
+    const { rows } = await this.hot.query<TaskSqlRow>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE task_number = $1`, [taskNumber]);
+    return rows[0] ? toTaskFromSql(rows[0]) : null;
   }
 
   async findByIdempotencyKey(accountId: number, key: string): Promise<TaskRecord | null> {
-    const row = await this.db.task.findUnique({ where: { accountId_idempotencyKey: { accountId, idempotencyKey: key } } });
-    return row && toTask(row);
+    const { rows } = await this.hot.query<TaskSqlRow>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE account_id = $1 AND idempotency_key = $2`, [accountId, key]);
+    return rows[0] ? toTaskFromSql(rows[0]) : null;
   }
 
   async findMany(taskNumbers: string[]): Promise<TaskRecord[]> {
-    const rows = await this.db.task.findMany({ where: { taskNumber: { in: taskNumbers } } });
-    return rows.map(toTask);
+    if (taskNumbers.length === 0) return [];
+    const { rows } = await this.hot.query<TaskSqlRow>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE task_number = ANY($1::text[])`, [taskNumbers]);
+    return rows.map(toTaskFromSql);
   }
 
+  /**
+   * A page newest first, on an index (`(account_id, id)`, or the primary key for admins), and a total
+   * that is exact up to `EXACT_TOTAL_CAP` matching rows and PostgreSQL's planner estimate above it:
+   * page one costs the same at a hundred tasks and at a million.
+   */
   async list(filter: TaskFilter, skip: number, take: number): Promise<{ items: TaskRecord[]; total: number }> {
     const where: Prisma.TaskWhereInput = {
       ...(filter.accountId !== undefined && { accountId: filter.accountId }),
@@ -98,71 +211,78 @@ export class TaskRepo {
       ...(filter.appId && { appId: filter.appId }),
       ...((filter.createdFrom || filter.createdTo) && { createdAt: { ...(filter.createdFrom && { gte: filter.createdFrom }), ...(filter.createdTo && { lt: filter.createdTo }) } }),
     };
-    const [rows, total] = await this.db.$transaction([this.db.task.findMany({ where, orderBy: { id: 'desc' }, skip, take }), this.db.task.count({ where })]);
+    const [rows, counted] = await Promise.all([
+      this.db.task.findMany({ where, orderBy: { id: 'desc' }, skip, take }),
+      this.db.task.count({ where, take: EXACT_TOTAL_CAP + 1 }),
+    ]);
+    const total = counted <= EXACT_TOTAL_CAP ? counted : Math.max(EXACT_TOTAL_CAP + 1, skip + rows.length, await this.estimateMatching(filter));
     return { items: rows.map(toTask), total };
+  }
+
+  /** The planner's row estimate for the list's filter (no rows are read). */
+  private async estimateMatching(f: TaskFilter): Promise<number> {
+    const conds: Prisma.Sql[] = [];
+    if (f.accountId !== undefined) conds.push(Prisma.sql`account_id = ${f.accountId}`);
+    if (f.statuses?.length) conds.push(Prisma.sql`status IN (${Prisma.join(f.statuses)})`);
+    if (f.kind) conds.push(Prisma.sql`kind = ${f.kind}`);
+    if (f.appId) conds.push(Prisma.sql`app_id = ${f.appId}`);
+    if (f.createdFrom) conds.push(Prisma.sql`created_at >= ${ts(f.createdFrom)}::timestamp`);
+    if (f.createdTo) conds.push(Prisma.sql`created_at < ${ts(f.createdTo)}::timestamp`);
+    const where = conds.length ? Prisma.sql`WHERE ${Prisma.join(conds, ' AND ')}` : Prisma.empty;
+    const plan = await this.db.$queryRaw<Array<Record<string, unknown>>>`EXPLAIN (FORMAT JSON) SELECT 1 FROM tasks ${where}`;
+    return planRows(plan);
   }
 
   /**
    * Moves a task to `to` if it is still in one of `from` (and, when `leaseOwner` is given, still
-   * leased by it); null when that no longer holds. Writes the status event in the same transaction.
+   * leased by it), writing its status event, in one statement; null when that no longer holds.
    */
-  transition(taskNumber: string, from: TaskStatus[], to: TaskStatus, change: TaskChange = {}, leaseOwner?: string): Promise<TaskRecord | null> {
-    return this.db.$transaction((tx) => this.transitionIn(tx, taskNumber, from, to, change, leaseOwner));
-  }
-
-  private async transitionIn(tx: Tx, taskNumber: string, from: TaskStatus[], to: TaskStatus, change: TaskChange, leaseOwner?: string): Promise<TaskRecord | null> {
-    const now = new Date();
+  async transition(taskNumber: string, from: TaskStatus[], to: TaskStatus, change: TaskChange = {}, leaseOwner?: string): Promise<TaskRecord | null> {
     const final = isFinal(to);
     const starting = to === TaskStatus.Running && !from.includes(TaskStatus.Running);
-    const updated = await tx.task.updateMany({
-      where: { taskNumber, status: { in: from }, ...(leaseOwner !== undefined && { leaseOwner }) },
-      data: {
-        status: to,
-        ...(change.progress !== undefined && { progress: json(change.progress) }),
-        ...(change.result !== undefined && { result: json(change.result) }),
-        ...(change.comments !== undefined && { comments: change.comments }),
-        ...(change.usage !== undefined && { usage: json(change.usage) }),
-        ...(starting && { startedAt: now }),
-        ...(final && { finishedAt: now, leaseOwner: null, leaseExpiresAt: null }),
-      },
-    });
-    if (updated.count === 0) return null;
-    const task = toTask((await tx.task.findUnique({ where: { taskNumber } }))!);
-    await addEvent(tx, taskNumber, statusEvent(task));
-    return task;
+    const { rows } = await this.hot.query<Row>(TRANSITION_SQL, [
+      taskNumber,
+      to,
+      from,
+      leaseOwner ?? null,
+      change.progress !== undefined,
+      change.progress !== undefined ? jsonText(change.progress) : null,
+      change.result !== undefined,
+      change.result !== undefined ? jsonText(change.result) : null,
+      change.comments ?? null,
+      change.usage !== undefined,
+      change.usage !== undefined ? jsonText(change.usage) : null,
+      starting,
+      final,
+      ts(new Date()),
+    ]);
+    return rows[0] ? this.published(rows[0]) : null;
   }
 
   /**
-   * Claims the oldest waiting async task, or one whose lease expired, for `owner`
+   * Claims the oldest waiting async task, or one whose lease expired, for `owner`, in one statement
    * (`FOR UPDATE SKIP LOCKED`: replicas never claim the same task). The 执行中 event is written on
    * the first claim only; a re-claim is not a state change.
    */
-  claimNext(owner: string, leaseMs: number): Promise<TaskRecord | null> {
-    return this.db.$transaction(async (tx) => {
-      const now = new Date();
-      const expires = new Date(now.getTime() + leaseMs);
-      const claimed = await tx.$queryRaw<Array<{ task_number: string }>>`
-        UPDATE tasks SET status = ${TaskStatus.Running}, lease_owner = ${owner}, lease_expires_at = ${ts(expires)}::timestamp,
-               attempts = attempts + 1, started_at = COALESCE(started_at, ${ts(now)}::timestamp), updated_at = ${ts(now)}::timestamp
-        WHERE id = (
-          SELECT id FROM tasks
-          WHERE mode = 'async' AND (status = ${TaskStatus.Waiting} OR (status = ${TaskStatus.Running} AND lease_expires_at < ${ts(now)}::timestamp))
-          ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
-        RETURNING task_number`;
-      if (claimed.length === 0) return null;
-      const task = toTask((await tx.task.findUnique({ where: { taskNumber: claimed[0].task_number } }))!);
-      if (task.attempts === 1) await addEvent(tx, task.taskNumber, statusEvent(task));
-      return task;
-    });
+  async claimNext(owner: string, leaseMs: number): Promise<TaskRecord | null> {
+    const now = new Date();
+    const { rows } = await this.hot.query<Row>(CLAIM_SQL, [owner, ts(new Date(now.getTime() + leaseMs)), ts(now)]);
+    return rows[0] ? this.published(rows[0]) : null;
+  }
+
+  private async published(row: Row): Promise<TaskRecord> {
+    if (row.event_id && row.event_subject) await this.outbox.committed(row.event_id, row.event_subject, row.event_payload as object);
+    return toTaskFromSql(row);
   }
 
   /** Extends the lease; false when the task is no longer this owner's running task (cancelled, finished, re-claimed). */
   async heartbeat(taskNumber: string, owner: string, leaseMs: number): Promise<boolean> {
-    const res = await this.db.task.updateMany({
-      where: { taskNumber, leaseOwner: owner, status: TaskStatus.Running },
-      data: { leaseExpiresAt: new Date(Date.now() + leaseMs) },
-    });
-    return res.count === 1;
+    const res = await this.hot.query(`UPDATE tasks SET lease_expires_at = $3::timestamp WHERE task_number = $1 AND lease_owner = $2 AND status = '${TaskStatus.Running}'`, [
+      taskNumber,
+      owner,
+      ts(new Date(Date.now() + leaseMs)),
+    ]);
+    return res.rowCount === 1;
   }
 
   /** Lets another replica claim this owner's running async tasks at once (graceful shutdown). */
@@ -181,19 +301,11 @@ export class TaskRepo {
     return failed;
   }
 
-  /** Mean run time of the app's last completed tasks, in ms; null before the first one. */
-  async recentDurationMs(appId: string): Promise<number | null> {
-    const rows = await this.db.task.findMany({
-      where: { appId, status: TaskStatus.Completed, startedAt: { not: null }, finishedAt: { not: null } },
-      orderBy: { id: 'desc' },
-      take: 20,
-      select: { startedAt: true, finishedAt: true },
-    });
-    if (rows.length === 0) return null;
-    return rows.reduce((sum, r) => sum + (r.finishedAt!.getTime() - r.startedAt!.getTime()), 0) / rows.length;
-  }
-
-  countWaiting(): Promise<number> {
-    return this.db.task.count({ where: { mode: 'async', status: TaskStatus.Waiting } });
+  /** Waiting async tasks: counted up to `EXACT_TOTAL_CAP` on the queue index, the planner's estimate above it. */
+  async countWaiting(): Promise<number> {
+    const counted = await this.db.task.count({ where: { mode: 'async', status: TaskStatus.Waiting }, take: EXACT_TOTAL_CAP + 1 });
+    if (counted <= EXACT_TOTAL_CAP) return counted;
+    const plan = await this.db.$queryRaw<Array<Record<string, unknown>>>`EXPLAIN (FORMAT JSON) SELECT 1 FROM tasks WHERE mode = 'async' AND status = ${TaskStatus.Waiting}`;
+    return Math.max(counted, planRows(plan));
   }
 }

@@ -1,8 +1,12 @@
-import { AppError } from '@tollgate/kit';
+import { AppError, TaskStatus } from '@tollgate/kit';
 import type { TasksContext } from '../context';
-import type { CompletionJson, TaskRecord } from '../domain/types';
-import { outcomeError, runTask } from '../execution/runner';
-import { announced } from '../executors';
+import type { CompletionJson, TaskRecord, Usage } from '../domain/types';
+import { toCompletion } from '../execution/completion';
+import { failureOf, outcomeError } from '../execution/runner';
+import { StopRequested } from '../execution/running';
+import { announced, executorFor } from '../executors';
+import { providerFor } from '../providers';
+import type { NewTask } from '../repo/task-repo';
 import { findReplay, prepareExecution, type ExecuteInput } from './prepare-execution';
 import { syncReplay } from './replay';
 
@@ -15,7 +19,7 @@ export interface SyncAnswer {
 export interface SyncOptions {
   /** Aborted when the caller goes away: the run stops and the task ends 已取消. */
   signal: AbortSignal;
-  /** Streamed runs: told once the task exists, before any fragment. */
+  /** Streamed runs: told once the execution is admitted, before any fragment. */
   onStart?: (head: StreamHead) => Promise<void>;
   /** Streamed runs: each fragment of the answer, as produced. */
   onDelta?: (text: string) => Promise<void>;
@@ -30,16 +34,25 @@ export interface StreamHead {
   extra: Record<string, unknown>;
 }
 
+const NO_USAGE: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+
 /**
- * Runs an execution in the caller's request: a task row (执行中, leased to this replica) records it
- * and its final state is published like any other, so billing settles sync runs the same way.
+ * Runs an execution in the caller's request: checks (nothing reserved for a 404/422), admission,
+ * the run, then its task row written once in its final state with its status event (one
+ * statement), and the admission settled by that outcome before the answer goes back, so the key's
+ * concurrency slot is free when the response is complete.
  */
 export async function executeSync(ctx: TasksContext, input: ExecuteInput, options: SyncOptions): Promise<SyncAnswer> {
-  const prepared = await prepareExecution(ctx, { ...input, mode: 'sync' });
+  const prepared = await ctx.admitting.run(async () => {
+    const p = await prepareExecution(ctx, { ...input, mode: 'sync' });
+    if (!p.replay && input.payer) await ctx.admissions.admit(input.actor, input.payer, { kind: p.app.kind, appId: p.app.id, taskNumber: p.taskNumber, maxTokens: p.request.max_tokens });
+    return p;
+  });
   const { app, request, taskNumber, requestHash } = prepared;
   if (prepared.replay) return { completion: syncReplay(prepared.replay), taskNumber: prepared.replay.taskNumber, replayed: true };
 
-  const created = await ctx.tasks.create({
+  const startedAt = new Date();
+  const row: NewTask = {
     taskNumber,
     appId: app.id,
     kind: app.kind,
@@ -49,15 +62,65 @@ export async function executeSync(ctx: TasksContext, input: ExecuteInput, option
     request: { ...request, stream: options.onDelta !== undefined },
     idempotencyKey: input.idempotencyKey || null,
     requestHash,
-    lease: { owner: ctx.settings.workerId, ms: ctx.settings.leaseMs },
-  });
-  if (created === 'duplicate') return replayAfterRace(ctx, input, requestHash, taskNumber);
-  await ctx.outbox.flush();
-  await options.onStart?.({ id: `chatcmpl-${taskNumber}`, taskNumber, created: Math.floor((created.startedAt ?? created.createdAt).getTime() / 1000), model: request.model || app.model, extra: announced(app, request) });
-
-  const outcome = await runTask(ctx, created, app, { callerSignal: options.signal, onDelta: options.onDelta });
-  if (outcome.kind !== 'completed') throw outcomeError(taskNumber, outcome);
-  return { completion: outcome.completion, taskNumber, replayed: false };
+    startedAt,
+  };
+  const run = ctx.running.start(taskNumber);
+  const onCallerGone = () => run.abort('client-gone');
+  if (options.signal.aborted) onCallerGone();
+  options.signal.addEventListener('abort', onCallerGone, { once: true });
+  let delivered = false;
+  let written: TaskRecord | 'duplicate' | undefined;
+  try {
+    await options.onStart?.({ id: `chatcmpl-${taskNumber}`, taskNumber, created: Math.floor(startedAt.getTime() / 1000), model: request.model || app.model, extra: announced(app, request) });
+    const output = await executorFor(app.kind).run(
+      { app, request: row.request, taskNumber, accountId: input.actor.accountId },
+      {
+        provider: providerFor(app),
+        conversations: ctx.conversations,
+        signal: run.signal,
+        timeoutMs: app.timeoutMs || ctx.settings.providerTimeoutMs,
+        onDelta: options.onDelta && (async (text) => {
+          await options.onDelta!(text);
+          if (text) delivered = true;
+        }),
+        // A sync task has no row until it ends: its last progress report is written with its final state.
+        reportProgress: async (progress) => {
+          row.progress = progress;
+        },
+      },
+    );
+    run.signal.throwIfAborted();
+    const completion = toCompletion(taskNumber, startedAt, output);
+    written = await ctx.tasks.create({ ...row, status: TaskStatus.Completed, result: completion, usage: output.usage });
+    if (written === 'duplicate') return await replayAfterRace(ctx, input, requestHash, taskNumber);
+    await ctx.admissions.settleTask(written);
+    return { completion, taskNumber, replayed: false };
+  } catch (err) {
+    if (written !== undefined) throw err;
+    const stop = run.signal.aborted ? (run.signal.reason as StopRequested) : undefined;
+    if (stop instanceof StopRequested) {
+      // Who left mid-stream pays for what was delivered (the usage recorded on the cancelled task).
+      written = await ctx.tasks.create({
+        ...row,
+        status: TaskStatus.Cancelled,
+        comments: stop.why === 'client-gone' ? 'the client closed the connection before the answer was complete' : `the run stopped: ${stop.why}`,
+        usage: delivered ? NO_USAGE : null,
+      });
+      if (written !== 'duplicate') await ctx.admissions.settleTask(written);
+      throw AppError.conflict(`task ${taskNumber} stopped: ${stop.why}`, { task_number: taskNumber });
+    }
+    const failure = failureOf(err, ctx.log);
+    written = await ctx.tasks.create({ ...row, status: TaskStatus.Failed, comments: failure.comments });
+    if (written !== 'duplicate') await ctx.admissions.settleTask(written);
+    throw outcomeError(taskNumber, { kind: 'failed', task: written === 'duplicate' ? null : written, ...failure });
+  } finally {
+    options.signal.removeEventListener('abort', onCallerGone);
+    run.finish();
+    // The race's loser has no task of its own: refund. A row write that failed may still have
+    // committed: its admission is left to run out its lease and be settled by what the table says.
+    if (input.payer && written === 'duplicate') await ctx.admissions.refund(taskNumber);
+    else if (written === undefined) ctx.admissions.release(taskNumber);
+  }
 }
 
 /** Two requests with one Idempotency-Key raced past the first check: answer from the one that won. */

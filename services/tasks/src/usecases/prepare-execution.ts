@@ -6,6 +6,7 @@ import { fingerprint } from '../domain/fingerprint';
 import { TASK_NUMBER_PATTERN, newTaskNumber } from '../domain/task-number';
 import type { Actor, AppRecord, TaskRecord, TaskRequest } from '../domain/types';
 import { executorFor, prepareRequest } from '../executors';
+import type { Payer } from '@tollgate/protos/tasks';
 
 export interface ExecuteInput {
   actor: Actor;
@@ -14,9 +15,11 @@ export interface ExecuteInput {
   request: TaskRequest;
   /** Empty: none. */
   idempotencyKey: string;
-  /** Reserved by the gateway at admission; generated when empty. */
+  /** Generated here when empty. */
   taskNumber: string;
   mode: 'sync' | 'async';
+  /** The key the execution is admitted against; absent = an internal caller's unbilled execution. */
+  payer?: Payer;
 }
 
 export interface PreparedExecution {
@@ -45,7 +48,10 @@ export async function findReplay(ctx: TasksContext, actor: Actor, key: string, h
   return earlier;
 }
 
-/** Everything checked before a task exists: kind, app, parameters (422), Idempotency-Key (409 or replay). */
+/**
+ * Everything checked before anything is reserved or a task exists: kind, app (from the in-memory
+ * catalogue), parameters (422), Idempotency-Key (409 or replay).
+ */
 export async function prepareExecution(ctx: TasksContext, input: ExecuteInput): Promise<PreparedExecution> {
   executorFor(input.kind);
   if (input.taskNumber && !TASK_NUMBER_PATTERN.test(input.taskNumber)) throw AppError.field(['task_number'], 'invalid task number');

@@ -54,7 +54,9 @@ export async function updateStatus(ctx: TasksContext, input: UpdateStatusInput):
     const now = await ctx.tasks.find(task.taskNumber);
     throw AppError.conflict(`illegal status transition: ${now?.status ?? task.status} → ${to} (the task changed meanwhile)`, { from: now?.status, to });
   }
-  await ctx.outbox.flush();
-  if (isFinal(to)) ctx.running.abort(task.taskNumber, 'cancelled');
+  if (isFinal(to)) {
+    ctx.running.abort(task.taskNumber, 'cancelled');
+    await ctx.admissions.settleTask(updated);
+  }
   return updated;
 }

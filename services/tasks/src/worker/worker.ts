@@ -1,7 +1,7 @@
 import { TASKS_SUBMITTED_SUBJECT, TaskStatus, type EventBus, type Subscription } from '@tollgate/kit';
 import type { TaskRecord } from '../domain/types';
 import { runTask, type RunnerDeps } from '../execution/runner';
-import type { AppRepo } from '../repo/app-repo';
+import type { AppCatalogue } from '../repo/app-catalogue';
 
 export interface WorkerSettings {
   slots: number;
@@ -23,7 +23,7 @@ export class Worker {
   private wakeups: Subscription | undefined;
 
   constructor(
-    private readonly deps: RunnerDeps & { apps: AppRepo },
+    private readonly deps: RunnerDeps & { apps: AppCatalogue },
     private readonly settings: WorkerSettings,
   ) {}
 
@@ -35,7 +35,7 @@ export class Worker {
       void this.deps.tasks
         .failAbandonedSync('the replica running this synchronous task stopped before it finished')
         .then(async (failed) => {
-          if (failed.length > 0) await this.deps.outbox.flush();
+          for (const task of failed) await this.deps.admissions.settleTask(task);
         })
         .catch((err: unknown) => this.deps.log.warn({ err }, 'sweeping abandoned sync tasks failed'));
     }, this.settings.pollMs);
@@ -72,7 +72,6 @@ export class Worker {
         while (this.active && this.inflight.size < this.settings.slots) {
           const task = await this.deps.tasks.claimNext(this.deps.settings.workerId, this.deps.settings.leaseMs);
           if (!task) break;
-          await this.deps.outbox.flush();
           this.spawn(task);
         }
       } while (this.again && this.active);
@@ -92,10 +91,10 @@ export class Worker {
   }
 
   private async execute(task: TaskRecord): Promise<void> {
-    const { tasks, apps, outbox, settings } = this.deps;
+    const { tasks, apps, admissions, settings } = this.deps;
     const fail = async (comments: string) => {
-      await tasks.transition(task.taskNumber, [TaskStatus.Running], TaskStatus.Failed, { comments }, settings.workerId);
-      await outbox.flush();
+      const failed = await tasks.transition(task.taskNumber, [TaskStatus.Running], TaskStatus.Failed, { comments }, settings.workerId);
+      if (failed) await admissions.settleTask(failed);
     };
     if (task.attempts > this.settings.maxAttempts) {
       return fail(`given up after ${this.settings.maxAttempts} attempts: the workers running it stopped before it finished`);

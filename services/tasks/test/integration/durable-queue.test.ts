@@ -1,4 +1,5 @@
-import { createMemoryBus, TaskStatus } from '@tollgate/kit';
+import { HotPool, createMemoryBus, silentLogger, TaskStatus } from '@tollgate/kit';
+import { Outbox } from '../../src/repo/outbox';
 import { useTestDatabase } from '@tollgate/kit/src/testing/postgres';
 import { createTasksDb, type TasksDb } from '../../src/db';
 import { TaskRepo } from '../../src/repo/task-repo';
@@ -21,6 +22,7 @@ describe('durable async execution', () => {
   const bus = createMemoryBus();
   let db: TasksDb;
   let repo: TaskRepo;
+  let hot: HotPool;
   const replicas: Replica[] = [];
   const start = async (env: Record<string, string> = {}) => {
     const r = await startReplica(database.url, bus, env);
@@ -31,12 +33,14 @@ describe('durable async execution', () => {
   beforeAll(() => {
     if (!database.available) return;
     db = createTasksDb(database.url);
-    repo = new TaskRepo(db);
+    hot = new HotPool(database.url, { max: 2, maxWaiting: 100 });
+    repo = new TaskRepo(db, hot, new Outbox(db, hot, bus, silentLogger()));
   });
   afterEach(async () => {
     for (const r of replicas.splice(0)) await r.stop();
   });
   afterAll(async () => {
+    await hot?.end();
     await db?.$disconnect();
   });
 
@@ -102,7 +106,9 @@ describe('durable async execution', () => {
     await repo.create({ ...base, taskNumber: doomed, mode: 'async' });
     await db.task.update({ where: { taskNumber: doomed }, data: { status: TaskStatus.Running, attempts: 3, leaseOwner: 'gone', leaseExpiresAt: new Date(Date.now() - 1000) } });
     const orphan = `Torphan${Date.now()}`;
-    await repo.create({ ...base, taskNumber: orphan, mode: 'sync', lease: { owner: 'gone', ms: 1 } });
+    await repo.create({ ...base, taskNumber: orphan, mode: 'sync' });
+    // A sync task is written once, finished; a row still running is left by an older version of the service.
+    await db.task.update({ where: { taskNumber: orphan }, data: { status: TaskStatus.Running, attempts: 1, leaseOwner: 'gone', leaseExpiresAt: new Date(Date.now() - 1000) } });
     await start({ TASKS_WORKERS: '1', TASKS_MAX_ATTEMPTS: '3' });
     await events.waitFor(doomed, TaskStatus.Failed);
     await events.waitFor(orphan, TaskStatus.Failed);

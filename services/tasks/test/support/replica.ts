@@ -8,9 +8,13 @@ export interface Replica {
   stop(): Promise<void>;
 }
 
-/** One tasks-service replica on a free port, with short leases and polls for tests. */
+/**
+ * One tasks-service replica on a free port, with short leases and polls for tests. It runs without
+ * billing: the executions these tests send carry no payer (unbilled), and billing's address points
+ * nowhere so the replica never reconciles another deployment's admissions.
+ */
 export async function startReplica(databaseUrl: string, bus: EventBus, env: Record<string, string> = {}): Promise<Replica> {
-  const config = tasksService.loadConfig({ DATABASE_URL: databaseUrl, GRPC_PORT: '0', LOG_LEVEL: 'silent', TASKS_POLL_MS: '200', TASKS_LEASE_MS: '1500', ...env });
+  const config = tasksService.loadConfig({ DATABASE_URL: databaseUrl, BILLING_GRPC_ADDR: '127.0.0.1:9', GRPC_PORT: '0', LOG_LEVEL: 'silent', TASKS_POLL_MS: '200', TASKS_LEASE_MS: '1500', ...env });
   const handle = await tasksService.start(config, { bus, log: silentLogger() });
   const client = createGrpcClient(TasksClient, handle.address, { timeoutMs: 20_000 });
   return {
@@ -54,5 +58,5 @@ export const userMessage = (content: string) => [{ role: 'user', content }];
 
 /** An ExecuteRequest with the defaults filled in. */
 export function exec(fields: Partial<import('@tollgate/protos/tasks').ExecuteRequest> & { appId: string; kind: string }): import('@tollgate/protos/tasks').ExecuteRequest {
-  return { actor: owner, messages: userMessage('hello there'), model: '', idempotencyKey: '', taskNumber: '', stream: false, mode: '', ...fields };
+  return { actor: owner, messages: userMessage('hello there'), model: '', idempotencyKey: '', taskNumber: '', stream: false, mode: '', webhook: '', ...fields };
 }

@@ -56,6 +56,6 @@ async function runAgent(input: ExecutionInput, io: ExecutionIO): Promise<Executi
 export const agentExecutor: KindExecutor = {
   settingsSchema: agentSettingsSchema,
   callParamsSchema: baseCallParamsSchema,
-  prepare: (_app, request) => withConversation(request),
+  prepare: (app, request) => withConversation(request, app),
   run: runAgent,
 };

@@ -40,7 +40,7 @@ export const workflowExecutor: KindExecutor = {
   settingsSchema: workflowSettingsSchema,
   callParamsSchema: baseCallParamsSchema,
   prepare(app, request) {
-    const prepared = withConversation(request);
+    const prepared = withConversation(request, app);
     const { steps } = readSettings(workflowSettingsSchema, app.settings);
     const missing = callParamPaths(steps ?? []).filter((path) => lookup(prepared.call_params, path) === undefined);
     if (missing.length > 0) {

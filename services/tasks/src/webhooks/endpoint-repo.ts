@@ -1,0 +1,69 @@
+import type { TasksDb } from '../repo/prisma-types';
+import type { EndpointRecord } from './types';
+
+export interface NewEndpoint {
+  id: string;
+  accountId: number;
+  url: string;
+  events: string[];
+  description: string;
+  secret: string;
+}
+
+export interface EndpointChange {
+  url?: string;
+  events?: string[];
+  description?: string;
+  active?: boolean;
+}
+
+/** Subscriptions and the accounts' default secrets, in the tasks database. */
+export class EndpointRepo {
+  constructor(private readonly db: TasksDb) {}
+
+  create(e: NewEndpoint): Promise<EndpointRecord> {
+    return this.db.webhookEndpoint.create({ data: e });
+  }
+
+  find(id: string): Promise<EndpointRecord | null> {
+    return this.db.webhookEndpoint.findUnique({ where: { id } });
+  }
+
+  /** Every subscription of the account, or of everyone (admin), oldest first. */
+  list(accountId: number | undefined): Promise<EndpointRecord[]> {
+    return this.db.webhookEndpoint.findMany({ where: accountId === undefined ? {} : { accountId }, orderBy: { createdAt: 'asc' }, take: 1000 });
+  }
+
+  countOf(accountId: number): Promise<number> {
+    return this.db.webhookEndpoint.count({ where: { accountId } });
+  }
+
+  /** Active subscriptions that want `type` (by name or `"*"`), of one account or of all. */
+  activeFor(type: string, accountId?: number): Promise<EndpointRecord[]> {
+    return this.db.webhookEndpoint.findMany({ where: { active: true, events: { hasSome: [type, '*'] }, ...(accountId !== undefined && { accountId }) } });
+  }
+
+  /** Re-enabling clears the failure record and the reason. */
+  update(id: string, change: EndpointChange): Promise<EndpointRecord> {
+    return this.db.webhookEndpoint.update({
+      where: { id },
+      data: { ...change, ...(change.active !== undefined && { disabledReason: '', failingSince: null }) },
+    });
+  }
+
+  rotate(id: string, secret: string, previous: string, previousUntil: Date): Promise<EndpointRecord> {
+    return this.db.webhookEndpoint.update({ where: { id }, data: { secret, previousSecret: previous, previousSecretUntil: previousUntil } });
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.db.webhookEndpoint.delete({ where: { id } });
+  }
+
+  /** The account's default secret, made on first use (concurrent first uses agree on one). */
+  async defaultSecret(accountId: number, make: () => string): Promise<{ secret: string; createdAt: Date }> {
+    const found = await this.db.webhookAccountSecret.findUnique({ where: { accountId } });
+    if (found) return found;
+    await this.db.webhookAccountSecret.createMany({ data: [{ accountId, secret: make() }], skipDuplicates: true });
+    return (await this.db.webhookAccountSecret.findUnique({ where: { accountId } }))!;
+  }
+}
