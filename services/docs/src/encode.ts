@@ -1,4 +1,5 @@
-import type { Document, Revision } from '@tollgate/protos/docs';
+import type { BulkCreateResult, Document, Revision } from '@tollgate/protos/docs';
+import type { BulkItemResult } from './usecases/bulk-create-documents';
 import type { Actor as ActorMessage } from '@tollgate/protos/common';
 import { AppError } from '@tollgate/kit';
 import type { Actor, DocumentRow, RevisionRow } from './domain/document';
@@ -31,6 +32,15 @@ export function toRevisionMessage(r: RevisionRow): Revision {
     authorAccountId: r.authorAccountId,
     createdAt: r.createdAt.toISOString(),
   };
+}
+
+/** One bulk item's outcome: the created document's identity, or the error refusing it. */
+export function toBulkResultMessage(r: BulkItemResult): BulkCreateResult {
+  if ('document' in r) {
+    const d = r.document;
+    return { index: r.index, id: d.id, slug: d.slug, version: d.version, status: d.status, createdAt: d.createdAt.toISOString(), errorCode: '', errorMessage: '', issues: [] };
+  }
+  return { index: r.index, id: 0, slug: '', version: 0, status: '', createdAt: '', errorCode: r.error.code, errorMessage: r.error.message, issues: r.error.details.issues ?? [] };
 }
 
 /** Every docs RPC acts for someone the gateway authenticated. */

@@ -1,7 +1,8 @@
 import { implement, type Logger } from '@tollgate/kit';
 import { DocsService } from '@tollgate/protos/docs';
 import type { DocumentsRepo } from './repo/documents-repo';
-import { actorOf, toDocumentMessage, toRevisionMessage } from './encode';
+import { actorOf, toBulkResultMessage, toDocumentMessage, toRevisionMessage } from './encode';
+import { bulkCreateDocuments } from './usecases/bulk-create-documents';
 import { createDocument } from './usecases/create-document';
 import { getDocument } from './usecases/get-document';
 import { updateDocument } from './usecases/update-document';
@@ -22,6 +23,7 @@ export function docsServer(repo: DocumentsRepo, log: Logger) {
     DocsService,
     {
       createDocument: async (req) => toDocumentMessage(await createDocument(repo, actorOf(req.actor), req)),
+      bulkCreateDocuments: async (req) => ({ results: (await bulkCreateDocuments(repo, actorOf(req.actor), req.documents)).map(toBulkResultMessage) }),
       getDocument: async (req) => toDocumentMessage(await getDocument(repo, actorOf(req.actor), req.id)),
       updateDocument: async (req) =>
         toDocumentMessage(

@@ -12,6 +12,8 @@ export const searchConfigSchema = serviceConfigSchema(
     MEILISEARCH_INDEX: z.string().regex(/^[A-Za-z0-9_-]+$/).default('documents'),
     /** Durable consumer name of the document-event subscription. */
     SEARCH_EVENTS_DURABLE: z.string().regex(/^[A-Za-z0-9_-]+$/).default('search-indexer'),
+    /** Embedded engine: `worker` runs indexing and searches in a worker thread (off the event loop), `inline` on it. */
+    SEARCH_ENGINE_THREAD: z.enum(['worker', 'inline']).default('worker'),
     /** Deadline of one full rebuild stream from the docs service. */
     SEARCH_REBUILD_TIMEOUT_MS: z.coerce.number().int().positive().default(600_000),
   },
@@ -19,6 +21,7 @@ export const searchConfigSchema = serviceConfigSchema(
     docsAddress: env.DOCS_GRPC_ADDR,
     meilisearch: env.MEILISEARCH_URL ? { url: env.MEILISEARCH_URL, apiKey: env.MEILISEARCH_API_KEY, index: env.MEILISEARCH_INDEX } : undefined,
     eventsDurable: env.SEARCH_EVENTS_DURABLE,
+    engineThread: env.SEARCH_ENGINE_THREAD,
     rebuildTimeoutMs: env.SEARCH_REBUILD_TIMEOUT_MS,
   }),
 );

@@ -1,6 +1,7 @@
 import { implement, type Logger } from '@tollgate/kit';
 import { SearchService } from '@tollgate/protos/search';
 import type { AnalyticsRepo } from './analytics/analytics-repo';
+import type { AnalyticsRecorder } from './analytics/analytics-recorder';
 import type { SearchEngine } from './engine/types';
 import { toAnalyticsResponse, toSearchResponse, toSuggestionMessage } from './encode';
 import { searchDocuments } from './usecases/search';
@@ -11,6 +12,7 @@ import { analyticsReport } from './usecases/analytics-report';
 export interface SearchServerDeps {
   engine: SearchEngine;
   analytics: AnalyticsRepo;
+  recorder: AnalyticsRecorder;
   log: Logger;
   rebuild(): Promise<{ indexed: number; tookMs: number }>;
   ready(): boolean;
@@ -37,7 +39,10 @@ export function searchServer(deps: SearchServerDeps) {
           }),
         ),
       suggest: async (req) => ({ suggestions: (await suggest(deps.engine, { q: req.q, limit: req.limit })).map(toSuggestionMessage) }),
-      analytics: async (req) => toAnalyticsResponse(await analyticsReport(deps.analytics, { from: req.from, to: req.to, limit: req.limit, interval: req.interval })),
+      analytics: async (req) => {
+        await deps.recorder.flush();
+        return toAnalyticsResponse(await analyticsReport(deps.analytics, { from: req.from, to: req.to, limit: req.limit, interval: req.interval, accountId: req.actor?.isAdmin ? req.accountId : (req.actor?.accountId ?? -1) }));
+      },
       rebuild: async () => deps.rebuild(),
       status: async () => ({ engine: deps.engine.name, documents: await deps.engine.count(), ready: deps.ready() }),
     },

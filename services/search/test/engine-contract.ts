@@ -1,4 +1,4 @@
-import type { SearchDoc, SearchEngine, EngineQuery } from '../src/engine/types';
+import { DEFAULT_SETTINGS, type SearchDoc, type SearchEngine, type EngineQuery } from '../src/engine/types';
 
 const day = (iso: string) => Date.parse(`${iso}T12:00:00Z`);
 
@@ -62,6 +62,14 @@ export function engineContract(make: () => Promise<SearchEngine>, dispose: (e: S
     expect(await ids(engine, { q: 'installation', categories: ['reference'] })).toEqual([]);
   });
 
+  it('keeps categories and tags apart when filtering', async () => {
+    await engine.upsert([{ ...CORPUS[0], id: 8, slug: 'tagged-guides', title: 'Tagged guides', category: 'faq', tags: ['guides'] }]);
+    expect((await ids(engine, { categories: ['guides'] })).sort()).toEqual([1, 4]);
+    expect(await ids(engine, { tags: ['guides'] })).toEqual([8]);
+    expect(await ids(engine, { categories: ['GUIDES'], tags: ['setup'] })).toEqual(expect.arrayContaining([1, 4]));
+    expect(await ids(engine, { categories: ['no-such-category'] })).toEqual([]);
+  });
+
   it('filters by updated date range, end exclusive', async () => {
     const found = await ids(engine, { updatedFrom: Date.parse('2025-02-01T00:00:00Z'), updatedTo: Date.parse('2025-04-01T00:00:00Z') });
     expect(found.sort()).toEqual([2, 3]);
@@ -113,6 +121,44 @@ export function engineContract(make: () => Promise<SearchEngine>, dispose: (e: S
     expect(got.length).toBeLessThanOrEqual(6);
     expect((await engine.suggest('authen', 4))[0]).toEqual({ text: 'Authentication tokens', kind: 'title', documentId: 2 });
     expect(await engine.suggest('zzzzqq', 4)).toEqual([]);
+  });
+
+  it('matches synonyms both ways once applied, and forgets them when settings change again', async () => {
+    await engine.upsert([
+      { ...CORPUS[0], id: 6, slug: 'cluster', title: 'Cluster deployment', text: 'Run the services on kubernetes with the chart.', tags: [] },
+      { ...CORPUS[0], id: 7, slug: 'cheat-sheet', title: 'Cheat sheet', text: 'Handy k8s commands for operators.', tags: [] },
+    ]);
+    expect(await ids(engine, { q: 'k8s' })).toEqual([7]);
+    await engine.applySettings({ synonyms: [['k8s', 'kubernetes']], stopWords: [], typoTolerance: true });
+    expect((await ids(engine, { q: 'k8s' })).sort()).toEqual([6, 7]);
+    expect((await ids(engine, { q: 'kubernetes' })).sort()).toEqual([6, 7]);
+    await engine.applySettings(DEFAULT_SETTINGS);
+    expect(await ids(engine, { q: 'kubernetes' })).toEqual([6]);
+  });
+
+  it('drops stop words from queries', async () => {
+    await engine.applySettings({ synonyms: [], stopWords: ['the', 'how'], typoTolerance: true });
+    expect(await ids(engine, { q: 'bearer the' })).toEqual([2]);
+    expect(await ids(engine, { q: 'how authentication' })).toEqual([2]);
+  });
+
+  it('stops forgiving typos when typo tolerance is off, and forgives them again when it is on', async () => {
+    await engine.applySettings({ synonyms: [], stopWords: [], typoTolerance: false });
+    expect(await ids(engine, { q: 'authentcation' })).toEqual([]);
+    expect(await ids(engine, { q: 'authentication' })).toEqual([2]);
+    await engine.applySettings({ synonyms: [], stopWords: [], typoTolerance: true });
+    expect(await ids(engine, { q: 'authentcation' })).toEqual([2]);
+  });
+
+  it('counts two swapped letters as one typo', async () => {
+    expect(await ids(engine, { q: 'bearre' })).toEqual([2]);
+    expect(await ids(engine, { q: 'proxeis' })).toEqual([5]);
+  });
+
+  it('completes from the first typed character', async () => {
+    const got = await engine.suggest('a', 4);
+    expect(got.length).toBeGreaterThan(0);
+    expect(got.every((s) => s.text.toLowerCase().split(/\s+/).some((w) => w.startsWith('a')))).toBe(true);
   });
 
   it('is empty after clear', async () => {

@@ -1,4 +1,4 @@
-import { MEILI_SETTINGS, POST, PRE, completedTerms, fromMeiliHit, markedToHtml, meiliFilter, meiliSearchParams, meiliSort, quote, toMeiliDocument } from '../src/meili/meili-mapping';
+import { MEILI_SETTINGS, POST, PRE, completedTerms, meiliRelevanceSettings, fromMeiliHit, markedToHtml, meiliFilter, meiliSearchParams, meiliSort, quote, toMeiliDocument } from '../src/meili/meili-mapping';
 import { query } from './engine-contract';
 
 // The Meilisearch side of the engine without a server: settings, filters, sorts, hits.
@@ -89,5 +89,13 @@ describe('Meilisearch mapping', () => {
     const texts = [`the ${PRE}instal${POST}lation takes`, `${PRE}Instal${POST}l it`, `again ${PRE}instal${POST}lation.`];
     expect(completedTerms('instal', texts, 5).map((s) => s.text)).toEqual(['installation', 'install']);
     expect(completedTerms('pnpm  instal', texts, 1)).toEqual([{ text: 'pnpm installation', kind: 'term', documentId: 0 }]);
+  });
+
+  it('turns relevance settings into Meilisearch synonyms (both ways), stop words and typo tolerance', () => {
+    const out = meiliRelevanceSettings({ synonyms: [['K8s', 'kubernetes'], ['k8s', 'kube'], [' ']], stopWords: ['The', 'the', ' a '], typoTolerance: false });
+    expect(out.synonyms).toEqual({ k8s: ['kubernetes', 'kube'], kubernetes: ['k8s'], kube: ['k8s'] });
+    expect(out.stopWords).toEqual(['the', 'a']);
+    expect(out.typoTolerance).toEqual({ enabled: false, minWordSizeForTypos: { oneTypo: 5, twoTypos: 9 } });
+    expect(meiliRelevanceSettings({ synonyms: [], stopWords: [], typoTolerance: true }).typoTolerance).toMatchObject({ enabled: true });
   });
 });

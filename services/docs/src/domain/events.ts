@@ -2,7 +2,7 @@ import { documentSubject, type DocumentChange, type DocumentEvent } from '@tollg
 import type { DocumentRow } from './document';
 
 /** The bus event for a change, as written to the outbox in the change's transaction. */
-export function documentEvent(change: DocumentChange, doc: DocumentRow, opts: { permanent?: boolean; version?: number } = {}): { subject: string; payload: DocumentEvent } {
+export function documentEvent(change: DocumentChange, doc: DocumentRow, opts: { permanent?: boolean; version?: number; action?: 'restored' } = {}): { subject: string; payload: DocumentEvent } {
   const payload: DocumentEvent = {
     change,
     id: doc.id,
@@ -22,6 +22,8 @@ export function documentEvent(change: DocumentChange, doc: DocumentRow, opts: { 
           updated_at: doc.updatedAt.toISOString(),
           deleted_at: doc.deletedAt ? doc.deletedAt.toISOString() : null,
         },
+    ...(opts.permanent && { author_account_id: doc.authorAccountId, status: doc.status }),
+    ...(opts.action && { action: opts.action }),
     at: new Date().toISOString(),
   };
   return { subject: documentSubject(change), payload };

@@ -1,11 +1,21 @@
 import type { DocumentChange as ChangeKind } from '@tollgate/kit';
 import type { DocsDb } from '../db';
-import type { Prisma } from '../generated/prisma/client';
+import { Prisma } from '../generated/prisma/client';
 import type { DocumentFields, DocumentRow, RevisionRow } from '../domain/document';
 import { documentEvent } from '../domain/events';
 import { documentNotFound, slugTaken } from '../domain/errors';
+import { addEventCounts } from '../site/rollups';
 
 type Tx = Prisma.TransactionClient;
+type Sql = Prisma.Sql;
+const { sql, join } = Prisma;
+
+/**
+ * Lists count matching documents exactly up to this many; above it the total is PostgreSQL's
+ * planner estimate. Pages come off the `(updated_at, id)` index: page one costs the
+ * same at a hundred documents and at a hundred thousand.
+ */
+export const EXACT_TOTAL_CAP = 1_000;
 
 /** What a use case decides about the current row; `null` means nothing changes. */
 export interface PlannedChange {
@@ -13,6 +23,8 @@ export interface PlannedChange {
   event: Exclude<ChangeKind, 'created'>;
   /** Keep a revision of the new version (content updates do; trash moves do not). */
   revision: boolean;
+  /** What the change means beyond its kind (a restore out of the trash is an `updated` event with action `restored`). */
+  action?: 'restored';
 }
 
 export interface ListFilter {
@@ -28,8 +40,15 @@ export interface ListFilter {
 }
 
 const TX_OPTIONS = { timeout: 15_000, maxWait: 10_000 };
+/** One bulk transaction writes up to 1,000 documents three times (rows, revisions, events). */
+const BULK_TX_OPTIONS = { timeout: 60_000, maxWait: 10_000 };
 
 const isUniqueViolation = (err: unknown) => (err as { code?: string })?.code === 'P2002';
+/** The same from a raw statement: Prisma reports PostgreSQL's own code (23505) in meta, or in the message. */
+const isRawUniqueViolation = (err: unknown) => {
+  const e = err as { code?: string; meta?: { code?: string }; message?: string };
+  return e?.meta?.code === '23505' || /\b23505\b|duplicate key value/.test(e?.message ?? '');
+};
 
 /** Documents, their revisions and the outbox: every change and its event commit together. */
 export class DocumentsRepo {
@@ -44,7 +63,7 @@ export class DocumentsRepo {
       .$transaction(async (tx) => {
         const doc = await tx.document.create({ data: { ...fields, authorAccountId } });
         await this.keepRevision(tx, doc, authorAccountId);
-        await this.writeEvent(tx, 'created', doc);
+        await this.writeEvent(tx, 'created', doc, authorAccountId);
         return doc;
       }, TX_OPTIONS)
       .catch((err: unknown) => {
@@ -66,7 +85,7 @@ export class DocumentsRepo {
         slug = planned.fields.slug ?? '';
         const doc = await tx.document.update({ where: { id }, data: { ...planned.fields, version: current.version + 1 } });
         if (planned.revision) await this.keepRevision(tx, doc, editorAccountId);
-        await this.writeEvent(tx, planned.event, doc);
+        await this.writeEvent(tx, planned.event, doc, editorAccountId, { action: planned.action });
         changed = true;
         return doc;
       }, TX_OPTIONS)
@@ -78,17 +97,70 @@ export class DocumentsRepo {
   }
 
   /** Removes the document and all its revisions; the event's version supersedes every earlier one. */
-  async destroy(id: number, check: (current: DocumentRow) => void): Promise<DocumentRow> {
+  async destroy(id: number, check: (current: DocumentRow) => void, actorAccountId = 0): Promise<DocumentRow> {
     const row = await this.db.$transaction(async (tx) => {
       const current = await this.lock(tx, id);
       check(current);
       await tx.revision.deleteMany({ where: { documentId: id } });
       await tx.document.delete({ where: { id } });
-      await this.writeEvent(tx, 'deleted', current, { permanent: true, version: current.version + 1 });
+      await this.writeEvent(tx, 'deleted', current, actorAccountId, { permanent: true, version: current.version + 1 });
       return current;
     }, TX_OPTIONS);
     this.committed();
     return row;
+  }
+
+  /**
+   * Creates many documents in one transaction: the rows, their first revisions and their
+   * `created` events. All or nothing: a slug taken meanwhile fails the whole call with slugTaken.
+   * Three set-based statements (unnest of column arrays) rather than Prisma's createMany: the
+   * contents travel once, and revisions are copied inside the database. Returns the rows in the
+   * order of `docs`.
+   */
+  async createMany(docs: DocumentFields[], authorAccountId: number): Promise<DocumentRow[]> {
+    if (docs.length === 0) return [];
+    const rows = await this.db
+      .$transaction(async (tx) => {
+        const inserted = await tx.$queryRaw<Array<{ id: number; slug: string; version: number; createdAt: Date; updatedAt: Date }>>`
+          INSERT INTO documents (slug, title, content, category, tags, author_account_id, status, version, created_at, updated_at)
+          SELECT x.slug, x.title, x.content, x.category, ARRAY(SELECT jsonb_array_elements_text(x.tags::jsonb)), ${authorAccountId}, x.status, 1, now(), now()
+          FROM unnest(${docs.map((d) => d.slug)}::text[], ${docs.map((d) => d.title)}::text[], ${docs.map((d) => d.content)}::text[],
+                      ${docs.map((d) => d.category)}::text[], ${docs.map((d) => JSON.stringify(d.tags))}::text[], ${docs.map((d) => d.status)}::text[])
+               WITH ORDINALITY AS x(slug, title, content, category, tags, status, ord)
+          ORDER BY x.ord
+          RETURNING id, slug, version, created_at AS "createdAt", updated_at AS "updatedAt"`;
+        const bySlug = new Map(inserted.map((r) => [r.slug, r]));
+        const ordered: DocumentRow[] = docs.map((d) => {
+          const r = bySlug.get(d.slug)!;
+          return { ...d, id: r.id, version: r.version, authorAccountId, createdAt: r.createdAt, updatedAt: r.updatedAt, deletedAt: null };
+        });
+        const ids = ordered.map((d) => d.id);
+        await tx.$executeRaw`
+          INSERT INTO revisions (document_id, version, title, content, category, tags, author_account_id, created_at)
+          SELECT id, version, title, content, category, tags, author_account_id, now() FROM documents WHERE id = ANY(${ids}::int[])`;
+        const events = ordered.map((doc) => documentEvent('created', doc));
+        await tx.$executeRaw`
+          INSERT INTO outbox_events (subject, payload)
+          SELECT s, p::jsonb FROM unnest(${events.map((e) => e.subject)}::text[], ${events.map((e) => JSON.stringify(e.payload))}::text[]) WITH ORDINALITY AS x(s, p, ord)
+          ORDER BY x.ord`;
+        const now = Date.now();
+        await addEventCounts(tx, ordered.map((doc) => ({ metric: 'document.created', accountId: authorAccountId, atMs: now, dim: doc.category, count: 1 })));
+        return ordered;
+      }, BULK_TX_OPTIONS)
+      .catch((err: unknown) => {
+        throw isUniqueViolation(err) || isRawUniqueViolation(err) ? slugTaken('') : err;
+      });
+    this.committed();
+    return rows;
+  }
+
+  /** Which of `slugs` are taken, and every taken slug that starts with one of `prefixes` (few: only bases already taken). */
+  async takenSlugs(slugs: string[], prefixes: string[]): Promise<Set<string>> {
+    const rows = await this.db.document.findMany({
+      where: { OR: [{ slug: { in: slugs } }, ...prefixes.map((p) => ({ slug: { startsWith: `${p}-` } }))] },
+      select: { slug: true },
+    });
+    return new Set(rows.map((r) => r.slug));
   }
 
   find(id: number): Promise<DocumentRow | null> {
@@ -109,11 +181,26 @@ export class DocumentsRepo {
       ...(f.authorAccountId !== undefined && { authorAccountId: f.authorAccountId }),
       ...(f.visibleTo !== undefined && { OR: [{ status: 'published' }, { authorAccountId: f.visibleTo }] }),
     };
-    const [rows, total] = await Promise.all([
+    const [rows, counted] = await Promise.all([
       this.db.document.findMany({ where, orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }], skip: f.offset, take: f.limit }),
-      this.db.document.count({ where }),
+      this.db.document.count({ where, take: EXACT_TOTAL_CAP + 1 }),
     ]);
+    const total = counted <= EXACT_TOTAL_CAP ? counted : Math.max(EXACT_TOTAL_CAP + 1, f.offset + rows.length, await this.estimateMatching(f));
     return { rows, total };
+  }
+
+  /** The planner's row estimate for the list's filter (no rows are read). */
+  private async estimateMatching(f: ListFilter): Promise<number> {
+    const conds: Sql[] = [f.deleted ? sql`deleted_at IS NOT NULL` : sql`deleted_at IS NULL`];
+    if (f.category !== undefined) conds.push(sql`category = ${f.category}`);
+    if (f.tag !== undefined) conds.push(sql`tags @> ARRAY[${f.tag}]::text[]`);
+    if (f.status !== undefined) conds.push(sql`status = ${f.status}`);
+    if (f.authorAccountId !== undefined) conds.push(sql`author_account_id = ${f.authorAccountId}`);
+    if (f.visibleTo !== undefined) conds.push(sql`(status = 'published' OR author_account_id = ${f.visibleTo})`);
+    const plan = await this.db.$queryRaw<Array<Record<string, unknown>>>`EXPLAIN (FORMAT JSON) SELECT 1 FROM documents WHERE ${join(conds, ' AND ')}`;
+    const raw = Object.values(plan[0] ?? {})[0];
+    const parsed = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Array<{ Plan?: { 'Plan Rows'?: number } }>;
+    return Math.round(parsed?.[0]?.Plan?.['Plan Rows'] ?? 0);
   }
 
   revisions(documentId: number): Promise<RevisionRow[]> {
@@ -148,8 +235,10 @@ export class DocumentsRepo {
     });
   }
 
-  private async writeEvent(tx: Tx, change: ChangeKind, doc: DocumentRow, opts?: { permanent?: boolean; version?: number }): Promise<void> {
+  /** The change's outbox event and its count in the content analytics (document.<change> by category), in the change's transaction. */
+  private async writeEvent(tx: Tx, change: ChangeKind, doc: DocumentRow, accountId: number, opts?: { permanent?: boolean; version?: number; action?: 'restored' }): Promise<void> {
     const { subject, payload } = documentEvent(change, doc, opts);
     await tx.outboxEvent.create({ data: { subject, payload: payload as unknown as Prisma.InputJsonValue } });
+    await addEventCounts(tx, [{ metric: `document.${change}`, accountId, atMs: Date.now(), dim: doc.category, count: 1 }]);
   }
 }

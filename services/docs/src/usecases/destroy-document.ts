@@ -8,5 +8,5 @@ export function destroyDocument(repo: DocumentsRepo, actor: Actor, id: number): 
   return repo.destroy(id, (current) => {
     anyVisible(actor, id, current);
     if (!mayDestroy(actor, current)) throw AppError.forbidden(`only the author of document ${id} or an admin may delete it permanently`);
-  });
+  }, actor.accountId);
 }

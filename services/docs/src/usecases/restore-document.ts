@@ -8,6 +8,6 @@ export function restoreDocument(repo: DocumentsRepo, actor: Actor, id: number): 
   return repo.change(id, actor.accountId, (current) => {
     anyVisible(actor, id, current);
     if (!current.deletedAt) throw new AppError(ErrorCode.FailedPrecondition, `document ${id} is not in the trash`);
-    return { fields: { deletedAt: null }, event: 'updated', revision: false };
+    return { fields: { deletedAt: null }, event: 'updated', revision: false, action: 'restored' };
   });
 }

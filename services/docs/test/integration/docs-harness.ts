@@ -22,6 +22,8 @@ export function flaky(bus: EventBus): FlakyBus {
 
 export interface DocsHarness {
   client: GrpcClient<DocsClient>;
+  /** The service's gRPC address (the Site service is served there too). */
+  address: string;
   bus: FlakyBus;
   events: DocumentEvent[];
   databaseUrl: string;
@@ -39,6 +41,7 @@ export async function startDocs(env: NodeJS.ProcessEnv = {}): Promise<DocsHarnes
   const client = createGrpcClient(DocsClient, handle.address, { timeoutMs: 10_000 });
   return {
     client,
+    address: handle.address,
     bus,
     events,
     databaseUrl: url,

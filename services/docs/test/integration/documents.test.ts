@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { AppError, ErrorCode } from '@tollgate/kit';
 import type { Document } from '@tollgate/protos/docs';
 import { startDocs, type DocsHarness } from './docs-harness';
@@ -137,6 +138,32 @@ describe('docs service', () => {
     expect(faqOdd.documents.map((d) => d.title)).toEqual(['Filter 1']);
     const none = await h.client.listDocuments({ ...q, status: 'draft', page: { page: 1, pageSize: 10 } });
     expect(none.page?.total).toBe(0);
+  });
+
+  it('counts exactly up to 1,000 matching documents and estimates above, on the same newest-first pages', async () => {
+    if (!h) return;
+    const pg = new Client({ connectionString: h.databaseUrl });
+    await pg.connect();
+    try {
+      await pg.query(
+        `INSERT INTO documents (slug, title, content, category, tags, author_account_id, status, version, created_at, updated_at)
+         SELECT 'bulk-' || g, 'Bulk ' || g, 'text', CASE WHEN g % 500 = 0 THEN 'rare' ELSE 'bulk' END, ARRAY['bulk'], 700, 'published', 1,
+                now() - interval '1 day' + g * interval '1 millisecond', now() - interval '1 day' + g * interval '1 millisecond'
+         FROM generate_series(1, 1200) g`,
+      );
+    } finally {
+      await pg.end();
+    }
+    const q = { actor: bob, tag: '', status: '', authorAccountId: 700, deleted: false, summary: true };
+    const page1 = await h.client.listDocuments({ ...q, category: '', page: { page: 1, pageSize: 3 } });
+    expect(page1.documents.map((d) => d.title)).toEqual(['Bulk 1200', 'Bulk 1199', 'Bulk 1198']);
+    expect(page1.page!.total).toBeGreaterThan(1_000);
+    const rare = await h.client.listDocuments({ ...q, category: 'rare', page: { page: 1, pageSize: 10 } });
+    expect(rare.page!.total).toBe(2);
+    expect(rare.documents.map((d) => d.title)).toEqual(['Bulk 1000', 'Bulk 500']);
+    const last = await h.client.listDocuments({ ...q, category: '', page: { page: 12, pageSize: 100 } });
+    expect(last.documents.at(-1)!.title).toBe('Bulk 1');
+    expect(last.page!.total).toBeGreaterThanOrEqual(1_200);
   });
 
   it('streams every published live document, and no drafts or trashed ones', async () => {

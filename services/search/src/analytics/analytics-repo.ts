@@ -8,6 +8,8 @@ export interface QueryRecord {
   resultCount: number;
   latencyMs: number;
   accountId?: number;
+  /** When the search ran (records are written later, in batches). */
+  at?: Date;
 }
 
 export interface QueryCountRow {
@@ -42,34 +44,42 @@ export class AnalyticsRepo {
     });
   }
 
-  topQueries(from: Date, to: Date, limit: number, zeroOnly: boolean): Promise<QueryCountRow[]> {
+  /** Many records in one INSERT. */
+  async recordMany(rs: QueryRecord[]): Promise<void> {
+    if (rs.length === 0) return;
+    await this.db.searchQuery.createMany({
+      data: rs.map((r) => ({ query: r.query, kind: r.kind, resultCount: r.resultCount, latencyMs: Math.round(r.latencyMs), accountId: r.accountId || null, createdAt: r.at })),
+    });
+  }
+
+  topQueries(from: Date, to: Date, limit: number, zeroOnly: boolean, accountId = 0): Promise<QueryCountRow[]> {
     return this.db.$queryRaw<QueryCountRow[]>`
       SELECT query, count(*)::int AS count, avg(result_count)::float8 AS "avgResults", max(created_at) AS "lastAt"
       FROM search_queries
       WHERE created_at >= ${from} AND created_at < ${to} AND query <> ''
-        AND (${!zeroOnly} OR result_count = 0)
+        AND (${!zeroOnly} OR result_count = 0) AND (${accountId}::int = 0 OR account_id = ${accountId}::int)
       GROUP BY query
       ORDER BY count(*) DESC, max(created_at) DESC
       LIMIT ${limit}`;
   }
 
-  volume(from: Date, to: Date, interval: Interval): Promise<VolumeRow[]> {
+  volume(from: Date, to: Date, interval: Interval, accountId = 0): Promise<VolumeRow[]> {
     return this.db.$queryRaw<VolumeRow[]>`
       SELECT date_trunc(${interval}, created_at) AS period, count(*)::int AS count,
              (count(*) FILTER (WHERE result_count = 0))::int AS "zeroResults"
       FROM search_queries
-      WHERE created_at >= ${from} AND created_at < ${to}
+      WHERE created_at >= ${from} AND created_at < ${to} AND (${accountId}::int = 0 OR account_id = ${accountId}::int)
       GROUP BY 1 ORDER BY 1`;
   }
 
-  async totals(from: Date, to: Date): Promise<Totals> {
+  async totals(from: Date, to: Date, accountId = 0): Promise<Totals> {
     const [row] = await this.db.$queryRaw<Totals[]>`
       SELECT count(*)::int AS total,
              coalesce(avg(latency_ms), 0)::float8 AS "avgLatencyMs",
              coalesce(percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms), 0)::float8 AS "p95LatencyMs",
              (count(*) FILTER (WHERE result_count = 0))::int AS "zeroResultTotal"
       FROM search_queries
-      WHERE created_at >= ${from} AND created_at < ${to}`;
+      WHERE created_at >= ${from} AND created_at < ${to} AND (${accountId}::int = 0 OR account_id = ${accountId}::int)`;
     return row;
   }
 }

@@ -1,155 +1,360 @@
-import MiniSearch, { type SearchResult } from 'minisearch';
 import { highlightAll, snippet } from './highlight';
-import { normalizeTerm } from './text';
-import { FIELD_BOOST, prefixAllowed, typosAllowed } from './query-policy';
-import type { EngineHit, EngineQuery, EngineResult, SearchDoc, SearchEngine, SortKey, Suggestion } from './types';
+import { InvertedIndex } from './inverted-index';
+import type { Postings } from './postings';
+import { FIELD_BOOST, PREFIX_MIN, typosAllowed } from './query-policy';
+import { normalizeTerm, words } from './text';
+import { topKBy } from './top-k';
+import { embeddedSuggest } from './embedded-suggest';
+import { DEFAULT_SETTINGS, type EngineHit, type EngineQuery, type EngineResult, type SearchDoc, type SearchEngine, type SearchSettings, type SortKey, type Suggestion } from './types';
 
-const FIELDS = ['title', 'text', 'tags', 'category'];
+/** Most expansions one prefix turns into (the most frequent terms win), and one typo'd word. */
+export const PREFIX_CAP = 40;
+export const FUZZY_CAP = 12;
+/** Words of a query beyond this are ignored. */
+export const MAX_QUERY_TERMS = 32;
+// Local copies: in hot loops an imported binding costs a getter call under the CommonJS interop.
+const BOOST_TEXT = FIELD_BOOST.text;
+const BOOST_TITLE = FIELD_BOOST.title;
+const BOOST_TAGS = FIELD_BOOST.tags;
+const BOOST_CATEGORY = FIELD_BOOST.category;
+/** Most postings one prefix expands to (whole terms are taken, most frequent first, at least one). */
+export const PREFIX_POSTINGS_CAP = 60_000;
+const K1 = 1.2;
+const B = 0.75;
+/** How much an expansion counts against the typed word itself. */
+const PREFIX_WEIGHT = 0.5;
+const TYPO_WEIGHT = [1, 0.45, 0.25];
 
-const compare: Record<Exclude<SortKey, 'relevance'>, (a: SearchDoc, b: SearchDoc) => number> = {
-  updated_desc: (a, b) => b.updatedAt - a.updatedAt || b.id - a.id,
-  updated_asc: (a, b) => a.updatedAt - b.updatedAt || a.id - b.id,
-  created_desc: (a, b) => b.createdAt - a.createdAt || b.id - a.id,
-  created_asc: (a, b) => a.createdAt - b.createdAt || a.id - b.id,
-  title_asc: (a, b) => a.title.localeCompare(b.title) || a.id - b.id,
-};
+/** One alternative a query word matches: the term, its postings and its weight. */
+export interface Expansion {
+  term: string;
+  postings: Postings;
+  weight: number;
+}
+
+/** Query words after settings: normalized, stop words dropped (unless nothing would be left), at most MAX_QUERY_TERMS. */
+export function queryTerms(q: string, settings: CompiledSettings): string[] {
+  const all = [...new Set(words(q).map(normalizeTerm).filter(Boolean))].slice(0, MAX_QUERY_TERMS);
+  const kept = all.filter((t) => !settings.stopWords.has(t));
+  return kept.length > 0 ? kept : all;
+}
+
+export interface CompiledSettings {
+  synonyms: Map<string, string[]>;
+  stopWords: Set<string>;
+  typoTolerance: boolean;
+}
+
+export function compileSettings(s: SearchSettings): CompiledSettings {
+  const synonyms = new Map<string, string[]>();
+  for (const group of s.synonyms) {
+    const members = [...new Set(group.map((m) => words(m).map(normalizeTerm).join(' ')).filter(Boolean))];
+    for (const m of members) synonyms.set(m, [...new Set([...(synonyms.get(m) ?? []), ...members.filter((o) => o !== m)])]);
+  }
+  return { synonyms, stopWords: new Set(s.stopWords.flatMap((w) => words(w).map(normalizeTerm))), typoTolerance: s.typoTolerance };
+}
 
 /**
- * The default engine: MiniSearch in memory (chosen by measurement, see docs/search.md), rebuilt
- * from the docs service at start. Multi-word queries match all words; when that finds nothing,
- * any word.
+ * The default engine: our own in-memory inverted index (see docs/search.md for why and the
+ * measurements). Scoring walks typed-array postings into a dense accumulator, with filters
+ * applied as a precomputed mask before anything is scored, and keeps the top `offset + limit`
+ * in a bounded heap instead of sorting every match. A query word matches itself, its synonyms,
+ * words within its typo budget (a transposition is one typo) and, for the last word, the most
+ * frequent words it is a prefix of. Multi-word queries match all words; when that finds
+ * nothing, any word.
  */
 export class EmbeddedEngine implements SearchEngine {
   readonly name = 'embedded' as const;
   readonly persistent = false;
-  private readonly docs = new Map<number, SearchDoc>();
-  private mini = EmbeddedEngine.newIndex();
-
-  private static newIndex(): MiniSearch<SearchDoc> {
-    return new MiniSearch<SearchDoc>({
-      fields: FIELDS,
-      idField: 'id',
-      extractField: (doc, field) => (field === 'tags' ? doc.tags.join(' ') : (doc as unknown as Record<string, unknown>)[field]),
-      processTerm: (term) => normalizeTerm(term) || null,
-    });
-  }
+  private index = new InvertedIndex();
+  private settings = compileSettings(DEFAULT_SETTINGS);
+  private scores = new Float64Array(1024);
+  private marks = new Uint8Array(1024);
+  private touched = new Int32Array(1024);
+  private titleOrder?: { generation: number; rank: Int32Array };
+  private norms?: { generation: number; text: Float32Array; title: Float32Array; tags: Float32Array; category: Float32Array };
 
   async init(): Promise<void> {}
 
+  async applySettings(settings: SearchSettings): Promise<void> {
+    this.settings = compileSettings(settings);
+  }
+
   async upsert(docs: SearchDoc[]): Promise<void> {
-    for (const doc of docs) {
-      if (this.docs.has(doc.id)) this.mini.discard(doc.id);
-      this.docs.set(doc.id, doc);
-    }
-    this.mini.addAll(docs);
+    for (const doc of docs) this.index.add(doc);
+    this.index.terms.prepare();
+    this.index.titleTerms.prepare();
   }
 
   async remove(ids: number[]): Promise<void> {
-    for (const id of ids) {
-      if (!this.docs.delete(id)) continue;
-      this.mini.discard(id);
-    }
-    if (this.mini.dirtCount > 1000 && this.mini.dirtFactor > 0.2) this.mini.vacuum();
+    for (const id of ids) this.index.remove(id);
   }
 
   async clear(): Promise<void> {
-    this.docs.clear();
-    this.mini = EmbeddedEngine.newIndex();
+    this.index = new InvertedIndex();
   }
 
   async replaceAll(batches: AsyncIterable<SearchDoc[]>): Promise<number> {
-    const fresh = new EmbeddedEngine();
-    for await (const batch of batches) await fresh.upsert(batch);
-    this.mini = fresh.mini;
-    this.docs.clear();
-    for (const [id, doc] of fresh.docs) this.docs.set(id, doc);
-    return this.docs.size;
+    const fresh = new InvertedIndex();
+    for await (const batch of batches) for (const doc of batch) fresh.add(doc);
+    fresh.trim();
+    fresh.terms.prepare();
+    fresh.titleTerms.prepare();
+    this.index = fresh;
+    return fresh.live;
   }
 
   async count(): Promise<number> {
-    return this.docs.size;
+    return this.index.live;
   }
 
   async search(query: EngineQuery): Promise<EngineResult> {
-    const filter = this.filterFor(query);
-    const q = query.q.trim();
-    let results: Array<{ doc: SearchDoc; score: number; terms: string[] }>;
-    if (!q) {
-      results = [...this.docs.values()].filter((d) => filter(d.id)).map((doc) => ({ doc, score: 0, terms: [] }));
-      if (query.sort === 'relevance') results.sort((a, b) => b.doc.updatedAt - a.doc.updatedAt || b.doc.id - a.doc.id);
-    } else {
-      let found = this.run(q, 'AND', filter);
-      if (found.length === 0 && q.split(/\s+/).length > 1) found = this.run(q, 'OR', filter);
-      results = found.map((r) => ({ doc: this.docs.get(r.id as number)!, score: r.score, terms: r.terms }));
-    }
-    const sort = query.sort;
-    if (sort !== 'relevance') results.sort((a, b) => compare[sort](a.doc, b.doc));
-    const page = results.slice(query.offset, query.offset + query.limit);
-    return { total: results.length, hits: page.map((r) => toHit(r.doc, r.score, r.terms)) };
+    return this.searchNow(query);
   }
 
   async suggest(q: string, limit: number): Promise<Suggestion[]> {
-    const text = q.trim();
-    if (!text) return [];
-    const prefix = (t: string, i: number, all: string[]) => prefixAllowed(t, i, all, 1);
-    const results = this.mini.search(text, { fields: ['title', 'text', 'tags'], boost: { title: FIELD_BOOST.title }, prefix, fuzzy: (t) => typosAllowed(t), combineWith: 'AND' });
-    const inTitle = (r: SearchResult) => Object.values(r.match).some((fields) => fields.includes('title'));
-    const titles: Suggestion[] = results
-      .filter(inTitle)
-      .slice(0, Math.ceil(limit / 2))
-      .map((r) => ({ text: this.docs.get(r.id as number)!.title, kind: 'title', documentId: r.id as number }));
-    const seen = new Set(titles.map((s) => s.text.toLowerCase()));
-    const terms = completions(text, results)
-      .filter((t) => !seen.has(t))
-      .slice(0, limit - titles.length)
-      .map((t): Suggestion => ({ text: t, kind: 'term', documentId: 0 }));
-    return [...titles, ...terms];
+    return embeddedSuggest(this.index, this.settings, q, limit, (t, last) => this.expand(t, last));
   }
 
   async close(): Promise<void> {}
 
-  private run(q: string, combineWith: 'AND' | 'OR', filter: (id: number) => boolean): SearchResult[] {
-    return this.mini.search(q, {
-      boost: { title: FIELD_BOOST.title, tags: FIELD_BOOST.tags, category: FIELD_BOOST.category },
-      fuzzy: (term) => typosAllowed(term),
-      prefix: (term, i, terms) => prefixAllowed(term, i, terms),
-      combineWith,
-      filter: (r) => filter(r.id as number),
+  /** The whole search, synchronous: nothing else runs between scoring and reading the scratch arrays. */
+  searchNow(query: EngineQuery): EngineResult {
+    const index = this.index;
+    this.ensureScratch(index.size);
+    const mask = this.filterMask(query);
+    const k = query.offset + query.limit;
+    const q = query.q.trim();
+    if (!q) {
+      const candidates = new Int32Array(index.size);
+      let count = 0;
+      for (let s = 0; s < index.size; s++) if (index.alive[s] && (!mask || mask[s])) candidates[count++] = s;
+      const top = this.top(candidates, count, k, query.sort === 'relevance' ? 'updated_desc' : query.sort).slice(query.offset);
+      return { total: count, hits: top.map((s) => toHit(index.docs[s]!, 0, new Set())) };
+    }
+    const terms = queryTerms(q, this.settings);
+    if (terms.length === 0) return { total: 0, hits: [] };
+    const groups = terms.map((t, i) => this.expand(t, i === terms.length - 1));
+    let matched = this.score(groups, mask, true);
+    if (matched.count === 0 && groups.length > 1) {
+      this.reset(matched);
+      matched = this.score(groups, mask, false);
+    }
+    const scores = this.scores;
+    const top = this.top(matched.slots, matched.count, k, query.sort).slice(query.offset);
+    const hits = top.map((s) => {
+      const found = new Set<string>();
+      for (const g of groups) for (const e of g) if (e.postings.has(s)) found.add(e.term);
+      return toHit(index.docs[s]!, Math.round(scores[s] * 1000) / 1000, found);
     });
+    this.reset(matched);
+    return { total: matched.count, hits };
   }
 
-  private filterFor(query: EngineQuery): (id: number) => boolean {
-    const categories = new Set(query.categories.map(normalizeTerm));
-    const tags = new Set(query.tags.map(normalizeTerm));
-    return (id) => {
-      const d = this.docs.get(id);
-      if (!d) return false;
-      if (categories.size > 0 && !categories.has(normalizeTerm(d.category))) return false;
-      if (tags.size > 0 && !d.tags.some((t) => tags.has(normalizeTerm(t)))) return false;
-      if (query.updatedFrom !== undefined && d.updatedAt < query.updatedFrom) return false;
-      if (query.updatedTo !== undefined && d.updatedAt >= query.updatedTo) return false;
-      return true;
+  private reset(matched: { all: Int32Array }): void {
+    for (const s of matched.all) {
+      this.scores[s] = 0;
+      this.marks[s] = 0;
+    }
+  }
+
+  /** What one query word matches: itself, its synonyms, words within its typo budget and (last word) what it is a prefix of. */
+  expand(term: string, last: boolean): Expansion[] {
+    const dict = this.index.terms;
+    const out = new Map<string, Expansion>();
+    const add = (t: string, weight: number) => {
+      const postings = dict.get(t);
+      if (!postings || postings.length === 0) return;
+      const known = out.get(t);
+      if (!known || known.weight < weight) out.set(t, { term: t, postings, weight });
     };
+    add(term, 1);
+    for (const syn of this.settings.synonyms.get(term) ?? []) add(syn, 1);
+    if (last && term.length >= PREFIX_MIN) {
+      let budget = PREFIX_POSTINGS_CAP - (dict.get(term)?.length ?? 0);
+      for (const t of dict.withPrefix(term, PREFIX_CAP)) {
+        if (t === term) continue;
+        const df = dict.df(t);
+        if (df > budget && out.size > 0) continue;
+        budget -= df;
+        add(t, PREFIX_WEIGHT * (0.5 + (0.5 * term.length) / t.length));
+      }
+    }
+    const typos = this.settings.typoTolerance ? typosAllowed(term) : 0;
+    if (typos > 0) for (const { term: t, distance } of dict.within(term, typos, FUZZY_CAP)) add(t, TYPO_WEIGHT[distance]);
+    return [...out.values()];
+  }
+
+  /**
+   * BM25 per field, weighted by field boost, summed over a word's expansions. With `all`, a
+   * document must match every group: the group with the fewest postings goes first and later
+   * groups only add to documents still in the running.
+   */
+  private score(groups: Expansion[][], mask: Uint8Array | undefined, all: boolean): { slots: Int32Array; count: number; all: Int32Array } {
+    const index = this.index;
+    const alive = index.alive;
+    const norms = this.fieldNorms();
+    const normText = norms.text;
+    const normTitle = norms.title;
+    const normTags = norms.tags;
+    const normCategory = norms.category;
+    const scores = this.scores;
+    const marks = this.marks;
+    const n = Math.max(1, index.live);
+    const wText = BOOST_TEXT * (K1 + 1);
+    const wTitle = BOOST_TITLE * (K1 + 1);
+    const wTags = BOOST_TAGS * (K1 + 1);
+    const wCategory = BOOST_CATEGORY * (K1 + 1);
+    const size = (g: Expansion[]) => g.reduce((a, e) => a + e.postings.length, 0);
+    const ordered = all ? [...groups].sort((a, b) => size(a) - size(b)) : groups;
+    const touched = this.touched;
+    let nTouched = 0;
+    for (let g = 0; g < ordered.length; g++) {
+      const need = all ? g : 0;
+      const next = need + 1;
+      for (const e of ordered[g]) {
+        const slots = e.postings.slots;
+        const counts = e.postings.counts;
+        const length = e.postings.length;
+        const idf = Math.log(1 + (n - length + 0.5) / (length + 0.5)) * e.weight;
+        for (let j = 0; j < length; j++) {
+          const s = slots[j];
+          if (alive[s] === 0) continue;
+          if (mask !== undefined && mask[s] === 0) continue;
+          const m = marks[s];
+          if (all) {
+            if (m === need) {
+              if (need === 0) touched[nTouched++] = s;
+              marks[s] = next;
+            } else if (m !== next) continue;
+          } else if (m === 0) {
+            touched[nTouched++] = s;
+            marks[s] = 1;
+          }
+          const c = counts[j];
+          const tx = c & 0xffff;
+          let sc = tx === 0 ? 0 : (wText * tx) / (tx + normText[s]);
+          if (c > 0xffff) {
+            const ti = (c >>> 16) & 0xff;
+            if (ti !== 0) sc += (wTitle * ti) / (ti + normTitle[s]);
+            const tg = (c >>> 24) & 0xf;
+            if (tg !== 0) sc += (wTags * tg) / (tg + normTags[s]);
+            const ca = c >>> 28;
+            if (ca !== 0) sc += (wCategory * ca) / (ca + normCategory[s]);
+          }
+          scores[s] += idf * sc;
+        }
+      }
+      if (all && g === 0 && nTouched === 0) break;
+    }
+    const wanted = all ? ordered.length : 1;
+    const slots = new Int32Array(nTouched);
+    let count = 0;
+    for (let i = 0; i < nTouched; i++) if (marks[touched[i]] >= wanted) slots[count++] = touched[i];
+    return { slots, count, all: touched.slice(0, nTouched) };
+  }
+
+  /** BM25's length normalisation per slot and field, k1·(1 − b + b·len/avg), recomputed once per index change. */
+  private fieldNorms(): { text: Float32Array; title: Float32Array; tags: Float32Array; category: Float32Array } {
+    const index = this.index;
+    if (this.norms?.generation === index.generation) return this.norms;
+    const n = Math.max(1, index.live);
+    const norm = (lens: ArrayLike<number>, total: number) => {
+      const avg = total / n || 1;
+      const out = new Float32Array(index.size);
+      for (let s = 0; s < index.size; s++) out[s] = K1 * (1 - B + (B * lens[s]) / avg);
+      return out;
+    };
+    this.norms = {
+      generation: index.generation,
+      text: norm(index.lenText, index.totals.text),
+      title: norm(index.lenTitle, index.totals.title),
+      tags: norm(index.lenTags, index.totals.tags),
+      category: norm(index.lenCategory, index.totals.category),
+    };
+    return this.norms;
+  }
+
+  /**
+   * Documents passing the filters as a byte per slot, computed before scoring from the slot
+   * lists of the wanted categories and tags (any of each) and the dates; undefined when nothing
+   * is filtered.
+   */
+  private filterMask(query: EngineQuery): Uint8Array | undefined {
+    const index = this.index;
+    const filtered = query.categories.length > 0 || query.tags.length > 0 || query.updatedFrom !== undefined || query.updatedTo !== undefined;
+    if (!filtered) return undefined;
+    const size = index.size;
+    const bits = new Uint8Array(size);
+    const mark = (labels: string[], kind: 'c' | 't', bit: number) => {
+      for (const label of new Set(labels.map((l) => index.labelId(l, kind)))) {
+        const p = label === undefined ? undefined : index.labelSlots.get(label);
+        if (!p) continue;
+        for (let j = 0; j < p.length; j++) bits[p.slots[j]] |= bit;
+      }
+    };
+    let need = 0;
+    if (query.categories.length > 0) {
+      mark(query.categories, 'c', 1);
+      need |= 1;
+    }
+    if (query.tags.length > 0) {
+      mark(query.tags, 't', 2);
+      need |= 2;
+    }
+    const from = query.updatedFrom ?? -Infinity;
+    const to = query.updatedTo ?? Infinity;
+    const { alive, updatedAt } = index;
+    for (let s = 0; s < size; s++) {
+      const u = updatedAt[s];
+      bits[s] = (bits[s] & need) === need && alive[s] === 1 && u >= from && u < to ? 1 : 0;
+    }
+    return bits;
+  }
+
+  /** The first `k` slots in the order of `sort` (relevance: score, then newest id). */
+  private top(slots: Int32Array, count: number, k: number, sort: SortKey): number[] {
+    const { updatedAt, createdAt, ids } = this.index;
+    switch (sort) {
+      case 'relevance':
+        return topKBy(slots, count, k, this.scores, true, ids, true);
+      case 'updated_desc':
+        return topKBy(slots, count, k, updatedAt, true, ids, true);
+      case 'updated_asc':
+        return topKBy(slots, count, k, updatedAt, false, ids, false);
+      case 'created_desc':
+        return topKBy(slots, count, k, createdAt, true, ids, true);
+      case 'created_asc':
+        return topKBy(slots, count, k, createdAt, false, ids, false);
+      case 'title_asc':
+        return topKBy(slots, count, k, this.titleRank(), false, ids, false);
+    }
+  }
+
+  /** Every slot's place in title order (locale-aware, then id), computed once per index change. */
+  private titleRank(): Int32Array {
+    const index = this.index;
+    if (this.titleOrder?.generation === index.generation && this.titleOrder.rank.length >= index.size) return this.titleOrder.rank;
+    const collator = new Intl.Collator();
+    const slots: number[] = [];
+    for (let s = 0; s < index.size; s++) if (index.alive[s]) slots.push(s);
+    slots.sort((a, b) => collator.compare(index.docs[a]!.title, index.docs[b]!.title) || index.ids[a] - index.ids[b]);
+    const rank = new Int32Array(index.size);
+    slots.forEach((s, i) => (rank[s] = i));
+    this.titleOrder = { generation: index.generation, rank };
+    return rank;
+  }
+
+  private ensureScratch(size: number): void {
+    if (this.scores.length >= size) return;
+    const n = Math.max(size, this.scores.length * 2);
+    this.scores = new Float64Array(n);
+    this.marks = new Uint8Array(n);
+    this.touched = new Int32Array(n);
   }
 }
 
-/**
- * Completions of the last typed word: the matched document terms that start with it (any
- * matched term when a typo left none), best-scoring first, after the words typed before it.
- */
-export function completions(typed: string, results: SearchResult[]): string[] {
-  const words = typed.trim().split(/\s+/);
-  const last = normalizeTerm(words[words.length - 1]);
-  const head = words.slice(0, -1).map(normalizeTerm);
-  const score = new Map<string, number>();
-  for (const r of results) for (const term of r.terms) if (!head.includes(term)) score.set(term, (score.get(term) ?? 0) + r.score);
-  const all = [...score.keys()];
-  const prefixed = all.filter((t) => t.startsWith(last));
-  return (prefixed.length > 0 ? prefixed : all).sort((a, b) => score.get(b)! - score.get(a)! || a.localeCompare(b)).map((t) => [...head, t].join(' '));
-}
-
-function toHit(doc: SearchDoc, score: number, matched: string[]): EngineHit {
-  const terms = new Set(matched);
+function toHit(doc: SearchDoc, score: number, terms: ReadonlySet<string>): EngineHit {
   return {
     id: doc.id,
     slug: doc.slug,

@@ -9,13 +9,32 @@ interface Span {
   end: number;
 }
 
+const ASCII_TEXT = /^[\x00-\x7f]*$/;
+/** Which ASCII characters belong to a word under WORD (letters, digits and symbols such as $ + < = > ^ ` | ~). */
+const WORD_CHAR = Array.from({ length: 128 }, (_, c) => /[^\n\r\p{Z}\p{P}]/u.test(String.fromCharCode(c)));
+
 /** Where in `text` the words whose normalized form is in `terms` are. */
 export function matchSpans(text: string, terms: ReadonlySet<string>): Span[] {
+  if (ASCII_TEXT.test(text)) return asciiSpans(text, terms);
   const spans: Span[] = [];
   for (const m of text.matchAll(WORD)) {
     if (terms.has(normalizeTerm(m[0]))) spans.push({ start: m.index!, end: m.index! + m[0].length });
   }
   return spans;
+}
+
+/** The same for ASCII text, without splitting it into words: each term is looked for with indexOf and kept where it is a whole word. */
+function asciiSpans(text: string, terms: ReadonlySet<string>): Span[] {
+  const lower = text.toLowerCase();
+  const spans: Span[] = [];
+  const isWord = (i: number) => i >= 0 && i < lower.length && WORD_CHAR[lower.charCodeAt(i)];
+  for (const term of terms) {
+    if (!term) continue;
+    for (let at = lower.indexOf(term); at >= 0; at = lower.indexOf(term, at + term.length)) {
+      if (!isWord(at - 1) && !isWord(at + term.length)) spans.push({ start: at, end: at + term.length });
+    }
+  }
+  return spans.sort((a, b) => a.start - b.start);
 }
 
 /** `text[from, to)` HTML-escaped with the spans inside it marked. */

@@ -11,8 +11,4 @@ export function typosAllowed(term: string): number {
   return term.length >= TYPO_MIN_TWO ? 2 : term.length >= TYPO_MIN_ONE ? 1 : 0;
 }
 
-export function prefixAllowed(term: string, index: number, terms: readonly string[], min = PREFIX_MIN): boolean {
-  return index === terms.length - 1 && term.length >= min;
-}
-
 export const FIELD_BOOST = { title: 3, tags: 2, category: 1.5, text: 1 } as const;

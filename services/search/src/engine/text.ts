@@ -1,10 +1,13 @@
-/** The index's notion of a word: what lies between whitespace and punctuation (MiniSearch's own split). */
+/** The index's notion of a word: what lies between whitespace and punctuation. */
 export const WORD = /[^\n\r\p{Z}\p{P}]+/gu;
 
 /** Lower case, accents removed: "Über" and "uber" are the same term. */
 export function normalizeTerm(term: string): string {
-  return term.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+  const lower = term.toLowerCase();
+  return ASCII.test(lower) ? lower : lower.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
 }
+
+const ASCII = /^[\x00-\x7f]*$/;
 
 export function words(text: string): string[] {
   return text.match(WORD) ?? [];

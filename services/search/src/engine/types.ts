@@ -55,12 +55,24 @@ export interface Suggestion {
   documentId: number;
 }
 
+/**
+ * Relevance settings an administrator can change at run time. Synonym groups match each other
+ * both ways (`[["k8s", "kubernetes"]]`: either finds both); stop words are dropped from queries;
+ * `typoTolerance: false` turns fuzzy matching off.
+ */
+export interface SearchSettings { synonyms: string[][]; stopWords: string[]; typoTolerance: boolean }
+
+/** Until settings are applied: no synonyms, no stop words, typos tolerated. */
+export const DEFAULT_SETTINGS: SearchSettings = { synonyms: [], stopWords: [], typoTolerance: true };
+
 /** What the search service needs from an index; the embedded engine and Meilisearch both pass one contract suite. */
 export interface SearchEngine {
   readonly name: 'embedded' | 'meilisearch';
   /** True when the index outlives the process (no rebuild needed at start). */
   readonly persistent: boolean;
   init(): Promise<void>;
+  /** Replaces the relevance settings; later searches use them. */
+  applySettings(settings: SearchSettings): Promise<void>;
   upsert(docs: SearchDoc[]): Promise<void>;
   remove(ids: number[]): Promise<void>;
   clear(): Promise<void>;

@@ -1,12 +1,12 @@
 import type { DocumentEvent, Logger } from '@tollgate/kit';
 import type { SearchEngine } from '../engine/types';
-import type { IndexStateRepo } from './index-state-repo';
+import type { VersionStore } from './index-versions';
 import type { Mutex } from './mutex';
 import { fromEventDocument, isSearchable } from './to-search-doc';
 
 export interface IndexerDeps {
   engine: SearchEngine;
-  state: IndexStateRepo;
+  state: VersionStore;
   lock: Mutex;
   log: Logger;
 }

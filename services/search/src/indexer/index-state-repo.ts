@@ -13,6 +13,12 @@ export class IndexStateRepo {
     await this.db.indexedDocument.upsert({ where: { documentId }, create: { documentId, version }, update: { version } });
   }
 
+  /** Every recorded version (loaded once at start). */
+  async all(): Promise<Array<{ id: number; version: number }>> {
+    const rows = await this.db.indexedDocument.findMany({ select: { documentId: true, version: true } });
+    return rows.map((r) => ({ id: r.documentId, version: r.version }));
+  }
+
   /** Records many at once, never lowering a version already recorded. */
   async recordMany(entries: Array<{ id: number; version: number }>): Promise<void> {
     if (entries.length === 0) return;

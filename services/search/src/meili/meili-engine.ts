@@ -1,6 +1,6 @@
 import { Meilisearch, type Index, type EnqueuedTaskPromise } from 'meilisearch';
-import type { EngineQuery, EngineResult, SearchDoc, SearchEngine, Suggestion } from '../engine/types';
-import { MEILI_SETTINGS, PRE, POST, completedTerms, fromMeiliHit, meiliSearchParams, toMeiliDocument, type MeiliDocument } from './meili-mapping';
+import { DEFAULT_SETTINGS, type EngineQuery, type EngineResult, type SearchDoc, type SearchEngine, type SearchSettings, type Suggestion } from '../engine/types';
+import { MEILI_SETTINGS, PRE, POST, meiliRelevanceSettings, completedTerms, fromMeiliHit, meiliSearchParams, toMeiliDocument, type MeiliDocument } from './meili-mapping';
 
 export interface MeiliOptions {
   url: string;
@@ -18,6 +18,7 @@ export class MeiliEngine implements SearchEngine {
   readonly persistent = true;
   private readonly client: Meilisearch;
   private readonly index: Index<MeiliDocument>;
+  private settings: SearchSettings = DEFAULT_SETTINGS;
 
   constructor(private readonly options: MeiliOptions) {
     this.client = new Meilisearch({ host: options.url, apiKey: options.apiKey });
@@ -31,6 +32,11 @@ export class MeiliEngine implements SearchEngine {
     );
     if (!exists) await this.wait(this.client.createIndex(this.options.index, { primaryKey: 'id' }));
     await this.wait(this.index.updateSettings(MEILI_SETTINGS));
+  }
+
+  async applySettings(settings: SearchSettings): Promise<void> {
+    await this.wait(this.index.updateSettings(meiliRelevanceSettings(settings)));
+    this.settings = settings;
   }
 
   async upsert(docs: SearchDoc[]): Promise<void> {
@@ -52,7 +58,7 @@ export class MeiliEngine implements SearchEngine {
     await this.client.deleteIndex(uid).waitTask({ timeout: this.options.taskTimeoutMs ?? 60_000 });
     await this.wait(this.client.createIndex(uid, { primaryKey: 'id' }));
     const staging = this.client.index<MeiliDocument>(uid);
-    await this.wait(staging.updateSettings(MEILI_SETTINGS));
+    await this.wait(staging.updateSettings({ ...MEILI_SETTINGS, ...meiliRelevanceSettings(this.settings) }));
     let total = 0;
     for await (const batch of batches) {
       if (batch.length === 0) continue;

@@ -2,7 +2,7 @@ import type { Hit, SearchParams, Settings } from 'meilisearch';
 import { escapeHtml } from '../engine/text';
 import { MARK_CLOSE, MARK_OPEN, SNIPPET_CHARS } from '../engine/highlight';
 import { FIELD_BOOST, TYPO_MIN_ONE, TYPO_MIN_TWO } from '../engine/query-policy';
-import type { EngineHit, EngineQuery, SearchDoc, SortKey, Suggestion } from '../engine/types';
+import type { EngineHit, EngineQuery, SearchDoc, SearchSettings, SortKey, Suggestion } from '../engine/types';
 
 /** How a document is stored in Meilisearch (snake_case attributes, dates as epoch ms for range filters). */
 export interface MeiliDocument {
@@ -32,6 +32,24 @@ export const MEILI_SETTINGS: Settings = {
   typoTolerance: { enabled: true, minWordSizeForTypos: { oneTypo: TYPO_MIN_ONE, twoTypos: TYPO_MIN_TWO } },
   pagination: { maxTotalHits: 100_000 },
 };
+
+/**
+ * Our relevance settings as Meilisearch settings: each synonym group becomes a mutual map (every
+ * member lists the others, so matching works both ways), stop words as given, typo tolerance
+ * switched on or off with the same word-size thresholds.
+ */
+export function meiliRelevanceSettings(s: SearchSettings): Settings {
+  const synonyms: Record<string, string[]> = {};
+  for (const group of s.synonyms) {
+    const members = [...new Set(group.map((m) => m.trim().toLowerCase()).filter(Boolean))];
+    for (const m of members) synonyms[m] = [...new Set([...(synonyms[m] ?? []), ...members.filter((o) => o !== m)])];
+  }
+  return {
+    synonyms,
+    stopWords: [...new Set(s.stopWords.map((w) => w.trim().toLowerCase()).filter(Boolean))],
+    typoTolerance: { ...MEILI_SETTINGS.typoTolerance, enabled: s.typoTolerance },
+  };
+}
 
 export function toMeiliDocument(doc: SearchDoc): MeiliDocument {
   return {

@@ -22,18 +22,19 @@ function instant(value: string, loc: string): Date | undefined {
 }
 
 /** Top queries, zero-result queries and volume per hour or day over [from, to) (default: the last 7 days). */
-export async function analyticsReport(repo: AnalyticsRepo, input: { from: string; to: string; limit?: number; interval: string }): Promise<AnalyticsReport> {
+export async function analyticsReport(repo: AnalyticsRepo, input: { from: string; to: string; limit?: number; interval: string; accountId?: number }): Promise<AnalyticsReport> {
   const to = instant(input.to, 'to') ?? new Date();
   const from = instant(input.from, 'from') ?? new Date(to.getTime() - DEFAULT_WINDOW_DAYS * DAY_MS);
   if (from >= to) throw AppError.field(['query', 'from'], 'from: must be before to');
   const interval = (input.interval || 'day') as Interval;
   if (interval !== 'day' && interval !== 'hour') throw AppError.field(['query', 'interval'], 'interval: must be hour or day');
   const limit = Math.min(MAX_TOP, Math.max(1, input.limit || 10));
+  const account = input.accountId ?? 0;
   const [topQueries, zeroResultQueries, volume, totals] = await Promise.all([
-    repo.topQueries(from, to, limit, false),
-    repo.topQueries(from, to, limit, true),
-    repo.volume(from, to, interval),
-    repo.totals(from, to),
+    repo.topQueries(from, to, limit, false, account),
+    repo.topQueries(from, to, limit, true, account),
+    repo.volume(from, to, interval, account),
+    repo.totals(from, to, account),
   ]);
   return { from, to, interval, topQueries, zeroResultQueries, volume, ...totals };
 }

@@ -1,5 +1,6 @@
 import { AppError } from '@tollgate/kit';
-import type { AnalyticsRepo, QueryKind } from '../analytics/analytics-repo';
+import type { QueryKind } from '../analytics/analytics-repo';
+import type { AnalyticsRecorder } from '../analytics/analytics-recorder';
 import type { EngineHit, EngineQuery, SearchEngine } from '../engine/types';
 import type { Logger } from '@tollgate/kit';
 
@@ -11,7 +12,7 @@ export const MAX_WINDOW = 10_000;
 
 export interface SearchDeps {
   engine: SearchEngine;
-  analytics: AnalyticsRepo;
+  recorder: Pick<AnalyticsRecorder, 'record'>;
   log: Logger;
 }
 
@@ -40,13 +41,11 @@ export function paging(page: number | undefined, limit: number | undefined): { p
   return { page: p, pageSize, offset: (p - 1) * pageSize };
 }
 
-/** Runs the query on the engine and records it for analytics (a failed record is logged, never fails the search). */
+/** Runs the query on the engine and hands it to the analytics recorder (buffered, written in batches off the query's path). */
 export async function runAndRecord(deps: SearchDeps, query: EngineQuery, record: { kind: QueryKind; accountId?: number }, page: number): Promise<SearchPage> {
   const started = process.hrtime.bigint();
   const result = await deps.engine.search(query);
   const tookMs = Number(process.hrtime.bigint() - started) / 1e6;
-  await deps.analytics
-    .record({ query: normalizeQuery(query.q), kind: record.kind, resultCount: result.total, latencyMs: tookMs, accountId: record.accountId })
-    .catch((err: unknown) => deps.log.error({ err }, 'search analytics not recorded'));
+  deps.recorder.record({ query: normalizeQuery(query.q), kind: record.kind, resultCount: result.total, latencyMs: tookMs, accountId: record.accountId, at: new Date() });
   return { hits: result.hits, total: result.total, page, pageSize: query.limit, tookMs: Math.round(tookMs) };
 }

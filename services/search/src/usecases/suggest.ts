@@ -3,8 +3,8 @@ import { checkQueryLength } from './common';
 
 export const DEFAULT_SUGGESTIONS = 8;
 export const MAX_SUGGESTIONS = 20;
-/** Fewer typed characters than this get no suggestions (one letter matches too much to be useful). */
-export const MIN_SUGGEST_CHARS = 2;
+/** Suggestions start with the first typed character (the engines answer from dictionaries, not a full search). */
+export const MIN_SUGGEST_CHARS = 1;
 
 /** Completions while typing: titles that match, then the typed words completed from the index's vocabulary. */
 export async function suggest(engine: SearchEngine, input: { q: string; limit?: number }): Promise<Suggestion[]> {

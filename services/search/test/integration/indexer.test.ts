@@ -3,6 +3,7 @@ import { useTestDatabase } from '@tollgate/kit/src/testing/postgres';
 import { createSearchDb, type SearchDb } from '../../src/db';
 import { EmbeddedEngine } from '../../src/engine/embedded-engine';
 import { IndexStateRepo } from '../../src/indexer/index-state-repo';
+import { IndexVersions } from '../../src/indexer/index-versions';
 import { Mutex } from '../../src/indexer/mutex';
 import { applyDocumentEvent, type IndexerDeps } from '../../src/indexer/apply-event';
 import { query } from '../engine-contract';
@@ -85,5 +86,37 @@ describe('indexer', () => {
     ]);
     expect(await deps.state.version(100)).toBe(7);
     expect(await deps.state.version(101)).toBe(2);
+  });
+
+  describe('versions kept in memory', () => {
+    it('loads the table once, answers from memory, and writes behind in one batch on flush', async () => {
+      if (!database.available) return;
+      const repo = new IndexStateRepo(db);
+      await repo.recordMany([{ id: 200, version: 4 }]);
+      const versions = new IndexVersions(repo, silentLogger(), { writeBehind: true, flushMs: 60_000 });
+      expect(await versions.load()).toBeGreaterThanOrEqual(1);
+      expect(await versions.version(200)).toBe(4);
+      const memoryDeps = { ...deps, state: versions };
+      expect(await applyDocumentEvent(memoryDeps, event(201, 2, 'created', { title: 'Write behind' }))).toBe('indexed');
+      expect(await applyDocumentEvent(memoryDeps, event(201, 1, 'created', { title: 'Older write behind' }))).toBe('stale');
+      expect(await applyDocumentEvent(memoryDeps, event(200, 3, 'updated', { title: 'Older than the table' }))).toBe('stale');
+      expect(await repo.version(201)).toBeUndefined();
+      await versions.flush();
+      expect(await repo.version(201)).toBe(2);
+      expect(await titles('behind')).toEqual(['Write behind']);
+    });
+
+    it('writes through when not behind, and a fresh load sees what was written', async () => {
+      if (!database.available) return;
+      const repo = new IndexStateRepo(db);
+      const versions = new IndexVersions(repo, silentLogger(), { writeBehind: false });
+      await versions.load();
+      await versions.record(300, 5);
+      expect(await repo.version(300)).toBe(5);
+      await versions.recordMany([{ id: 300, version: 2 }]);
+      const again = new IndexVersions(repo, silentLogger(), { writeBehind: false });
+      await again.load();
+      expect(await again.version(300)).toBe(5);
+    });
   });
 });

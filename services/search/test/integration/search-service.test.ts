@@ -88,10 +88,10 @@ describe('search service', () => {
     const { handle, client } = await startSearch(urls[1]);
     try {
       await eventually(async () => ((await client.status({})).ready ? true : undefined), 'the initial build');
-      const before = await client.analytics({ actor, from: '', to: '', limit: 10, interval: 'day' });
+      const before = await client.analytics({ actor, from: '', to: '', limit: 10, interval: 'day', accountId: 0 });
       await client.search({ actor, q: 'Platypus', page: { page: 1, pageSize: 5 } });
       await client.advancedSearch({ actor, query: 'no such animal', categories: [], tags: [], sort: '', limit: 5, page: 1 });
-      const report = await client.analytics({ actor, from: '', to: '', limit: 10, interval: 'day' });
+      const report = await client.analytics({ actor, from: '', to: '', limit: 10, interval: 'day', accountId: 0 });
       expect(report.topQueries.map((q) => q.query)).toEqual(expect.arrayContaining(['platypus', 'no such animal']));
       expect(report.zeroResultQueries.map((q) => q.query)).toEqual(['no such animal']);
       expect(report.total - before.total).toBe(2);
