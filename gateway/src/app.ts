@@ -5,6 +5,8 @@ import { errorHandler, sendError } from './http/errors';
 import { requestId } from './http/request-id';
 import { deferBodyErrors } from './http/deferred-body';
 import { pathAliases } from './http/path-aliases';
+import { cors } from './http/cors';
+import { headerSizeLimit } from './http/header-size';
 import { AppError } from '@tollgate/kit';
 import { parsedBodyRoutes, rawBodyRoutes } from './routes';
 import { createGatewayMetrics, httpMetrics, observeErrors } from './metrics';
@@ -18,6 +20,10 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   app.use(requestId);
   app.use(httpMetrics((deps.metrics ??= createGatewayMetrics())));
   app.use(pathAliases);
+  // The docs surface checks the size itself, so its 431 carries the envelope and the rate-limit headers.
+  app.use(headerSizeLimit((path) => path.startsWith('/api/')));
+  if (deps.recorder) app.use(deps.recorder.middleware());
+  app.use(cors(config.CORS_ORIGINS));
   app.use(
     pinoHttp({
       logger: log,
@@ -29,6 +35,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     }),
   );
   for (const router of rawBodyRoutes(deps)) app.use(router);
+  app.use('/api/v1/documents/bulk', deferBodyErrors(express.json({ limit: config.BULK_BODY_LIMIT_BYTES, strict: false })));
   app.use(deferBodyErrors(express.json({ limit: config.BODY_LIMIT_BYTES, strict: false })));
   app.use(deferBodyErrors(express.urlencoded({ limit: config.BODY_LIMIT_BYTES, extended: false })));
   for (const router of parsedBodyRoutes(deps)) app.use(router);

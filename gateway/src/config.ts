@@ -19,6 +19,8 @@ export const gatewayConfigSchema = z.object({
     .transform((v): boolean | number | string => (v === 'false' ? false : v === 'true' ? true : /^\d+$/.test(v) ? Number(v) : v)),
   /** Largest accepted request body, in bytes. */
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
+  /** Largest accepted body of POST /api/v1/documents/bulk (up to 1,000 documents), in bytes; must stay under gRPC's 16 MiB message limit. */
+  BULK_BODY_LIMIT_BYTES: z.coerce.number().int().positive().max(15 * 1024 * 1024).default(12 * 1024 * 1024),
   /** Docs API requests per user token per hour, by account level (docs/billing.md). */
   DOCS_RATE_LIMIT_FREE: z.coerce.number().int().positive().default(1_000),
   DOCS_RATE_LIMIT_PRO: z.coerce.number().int().positive().default(10_000),
@@ -37,6 +39,15 @@ export const gatewayConfigSchema = z.object({
   PROVIDERS: providersEnv,
   /** Passthrough: longest silence from an upstream (no response, or no next chunk) before 504, in ms. */
   PASSTHROUGH_TIMEOUT_MS: z.coerce.number().int().positive().default(600_000),
+  /** How often request analytics are sent to the docs service, in ms (new requests show in analytics within this plus a query). */
+  ANALYTICS_FLUSH_MS: z.coerce.number().int().min(50).max(50_000).default(5_000),
+  /** Request measurements held in memory at most while they cannot be sent. */
+  ANALYTICS_BUFFER_MAX: z.coerce.number().int().min(1_000).default(200_000),
+  /** Browser origins allowed to call the docs API (CORS), comma separated; empty: none. */
+  CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((v) => v.split(',').map((o) => o.trim()).filter(Boolean)),
 });
 
 export type GatewayConfig = Readonly<z.infer<typeof gatewayConfigSchema>>;

@@ -4,6 +4,7 @@ import type { RouteBook } from './http/route-book';
 import type { KeyCache } from './auth/key-cache';
 import type { Upstreams } from './upstreams';
 import type { GatewayMetrics } from './metrics/gateway-metrics';
+import type { RequestRecorder } from './analytics/request-recorder';
 
 /** What route modules are built from. Later pieces (caches, limiters, the bus) are added here. */
 export interface GatewayDeps {
@@ -17,4 +18,8 @@ export interface GatewayDeps {
   keyCache?: KeyCache;
   /** This instance's Prometheus registry and HTTP metrics; createGatewayApp makes one when absent. */
   metrics?: GatewayMetrics;
+  /** The port the HTTPS listener got (HTTPS_PORT may be 0); set once it listens. */
+  httpsPort?: number;
+  /** Request analytics buffer; absent = requests are not recorded (e.g. an app built without a gateway). */
+  recorder?: RequestRecorder;
 }

@@ -9,6 +9,9 @@ import { loadTlsMaterial } from './tls';
 import type { GatewayDeps } from './deps';
 import { RouteBook } from './http/route-book';
 import { watchedKeyCache } from './auth/key-cache';
+import { RequestRecorder } from './analytics/request-recorder';
+import { answerParserErrors } from './http/client-error';
+import { PARSER_MAX_HEADER_BYTES } from './http/header-size';
 
 export interface GatewayHandle {
   httpUrl: string;
@@ -19,10 +22,21 @@ export interface GatewayHandle {
   stop(): Promise<void>;
 }
 
+/** Connections the kernel may queue before the gateway accepts them: a burst of clients is queued, not reset. */
+const LISTEN_BACKLOG = 4096;
+
+/**
+ * Idle keep-alive connections stay open this long: well beyond a client's own idle timeout, so a
+ * client never sends a request on a connection the gateway is closing (a reset, under load).
+ */
+const KEEP_ALIVE_MS = 65_000;
+
 function listen(server: Server, port: number, host: string): Promise<number> {
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  server.headersTimeout = KEEP_ALIVE_MS + 1_000;
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+    server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => resolve((server.address() as AddressInfo).port));
   });
 }
 
@@ -38,7 +52,9 @@ function close(server: Server): Promise<void> {
 export async function startGateway(config: GatewayConfig, log: Logger, shared: { bus: EventBus }): Promise<GatewayHandle> {
   const upstreams = connectUpstreams(config);
   const keyCache = await watchedKeyCache(shared.bus, log);
-  const deps: GatewayDeps = { config, log, upstreams, bus: shared.bus, book: new RouteBook(), keyCache: keyCache.cache };
+  const recorder = new RequestRecorder(upstreams.site, log.child({ component: 'request-analytics' }), { flushMs: config.ANALYTICS_FLUSH_MS, maxBuffered: config.ANALYTICS_BUFFER_MAX, batchSize: 5_000 });
+  recorder.start();
+  const deps: GatewayDeps = { config, log, upstreams, bus: shared.bus, book: new RouteBook(), keyCache: keyCache.cache, recorder };
   const app = createGatewayApp(deps);
   const displayHost = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST;
 
@@ -47,12 +63,15 @@ export async function startGateway(config: GatewayConfig, log: Logger, shared: {
   const servers: Server[] = [];
   let httpsUrl: string | undefined;
   if (tls) {
-    const https = createHttpsServer({ cert: tls.cert, key: tls.key }, app) as unknown as Server;
+    const https = createHttpsServer({ cert: tls.cert, key: tls.key, maxHeaderSize: PARSER_MAX_HEADER_BYTES }, app) as unknown as Server;
+    answerParserErrors(https, deps, log);
     const httpsPort = await listen(https, config.HTTPS_PORT, config.HOST);
     servers.push(https);
+    deps.httpsPort = httpsPort;
     httpsUrl = `https://${displayHost}:${httpsPort}`;
   }
-  const http = createHttpServer(app);
+  const http = createHttpServer({ maxHeaderSize: PARSER_MAX_HEADER_BYTES }, app);
+  answerParserErrors(http, deps, log);
   const httpPort = await listen(http, config.PORT, config.HOST);
   servers.push(http);
   const tlsCert = tls?.cert;
@@ -66,6 +85,7 @@ export async function startGateway(config: GatewayConfig, log: Logger, shared: {
     stop: async () => {
       await Promise.all(servers.map(close));
       await keyCache.stop();
+      await recorder.stop();
       upstreams.close();
     },
   };

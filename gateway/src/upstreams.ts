@@ -4,6 +4,8 @@ import { BillingClient } from '@tollgate/protos/billing';
 import { TasksClient } from '@tollgate/protos/tasks';
 import { DocsClient } from '@tollgate/protos/docs';
 import { SearchClient } from '@tollgate/protos/search';
+import { SiteClient } from '@tollgate/protos/site';
+import { WebhooksClient } from '@tollgate/protos/webhooks';
 import type { GatewayConfig } from './config';
 
 export interface Upstreams {
@@ -12,6 +14,10 @@ export interface Upstreams {
   tasks: GrpcClient<TasksClient>;
   docs: GrpcClient<DocsClient>;
   search: GrpcClient<SearchClient>;
+  /** Configuration, activity, analytics and rendering: served by the docs service, at its address. */
+  site: GrpcClient<SiteClient>;
+  /** Served by the tasks service. */
+  webhooks: GrpcClient<WebhooksClient>;
   addresses: Record<UpstreamName, string>;
   close(): void;
 }
@@ -33,6 +39,8 @@ export function connectUpstreams(config: GatewayConfig): Upstreams {
     tasks: createGrpcClient(TasksClient, addresses.tasks, { timeoutMs }),
     docs: createGrpcClient(DocsClient, addresses.docs, { timeoutMs }),
     search: createGrpcClient(SearchClient, addresses.search, { timeoutMs }),
+    site: createGrpcClient(SiteClient, addresses.docs, { timeoutMs }),
+    webhooks: createGrpcClient(WebhooksClient, addresses.tasks, { timeoutMs }),
   };
   return {
     ...clients,

@@ -2,7 +2,8 @@ import { servedRoutes } from './support/router-walk';
 import { startOfflineGateway, type OfflineGateway } from './support/offline-gateway';
 
 /** Served by the gateway but deliberately not API operations: probes and the reference page itself. */
-const INFRASTRUCTURE = ['get /healthz', 'get /readyz', 'get /docs'];
+// Pages for people, not API: the Swagger page, and the web console (and the browser redirect of /).
+const INFRASTRUCTURE = ['get /healthz', 'get /readyz', 'get /docs', 'get /', 'get /console', 'get /console/{*rest}'];
 const METHODS = ['get', 'post', 'put', 'delete', 'patch'];
 
 interface Doc {
@@ -43,6 +44,16 @@ describe('OpenAPI document', () => {
     const api = served.filter((r) => !INFRASTRUCTURE.includes(r));
     expect(api.filter((r) => !documented().includes(r)).sort()).toEqual([]);
     expect(documented().filter((r) => !served.includes(r)).sort()).toEqual([]);
+  });
+
+  it('documents analytics, configuration (with If-Match answers), activity and rendering', () => {
+    const ops = documented();
+    for (const report of ['usage', 'performance', 'users', 'content', 'search']) expect(ops).toContain(`get /api/v1/analytics/${report}`);
+    for (const section of ['site', 'theme', 'search', 'plugins', 'integrations']) {
+      expect(ops).toEqual(expect.arrayContaining([`get /api/v1/config/${section}`, `put /api/v1/config/${section}`, `get /api/v1/config/${section}/history`]));
+      expect(Object.keys(doc.paths[`/api/v1/config/${section}`].put.responses ?? {})).toEqual(expect.arrayContaining(['200', '412', '422', '428']));
+    }
+    expect(ops).toEqual(expect.arrayContaining(['get /api/v1/activity', 'get /api/v1/users/:id/activity', 'get /api/v1/documents/:id/render']));
   });
 
   it('lists the RouteBook’s routes: one registry behind validation and the document', () => {

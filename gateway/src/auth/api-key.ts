@@ -15,14 +15,28 @@ export interface KeyPrincipal {
   account: Account;
 }
 
+/** Lookups under way, by key hash and kind: a burst of calls with a key not yet cached asks the keys service once. */
+const lookups = new WeakMap<GatewayDeps, Map<string, Promise<AuthenticateKeyResponse>>>();
+
 async function verified(deps: GatewayDeps, rawKey: string, kind: string): Promise<AuthenticateKeyResponse> {
   const hash = sha256Hex(rawKey);
   const cached = deps.keyCache?.get(hash, kind);
   if (cached) return cached;
+  let pending = lookups.get(deps);
+  if (!pending) lookups.set(deps, (pending = new Map()));
+  const id = `${hash}:${kind}`;
+  const inFlight = pending.get(id);
+  if (inFlight) return inFlight;
   const version = deps.keyCache?.version ?? 0;
-  const answer = await deps.upstreams.keys.authenticateKey({ key: rawKey, kind });
-  deps.keyCache?.set(hash, kind, answer, version);
-  return answer;
+  const lookup = deps.upstreams.keys
+    .authenticateKey({ key: rawKey, kind })
+    .then((answer) => {
+      deps.keyCache?.set(hash, kind, answer, version);
+      return answer;
+    })
+    .finally(() => pending.delete(id));
+  pending.set(id, lookup);
+  return lookup;
 }
 
 /**
@@ -36,17 +50,35 @@ export interface ApiKeyCheckOptions {
   spendsQuota?: boolean;
 }
 
-export async function authenticateApiKey(deps: GatewayDeps, rawKey: string | undefined, kind: string, options: ApiKeyCheckOptions = {}): Promise<KeyPrincipal> {
+/** Checks 1–5 for one kind ('' skips the permission and channel part of 5). */
+async function known(deps: GatewayDeps, rawKey: string | undefined, kind: string): Promise<{ key: ApiKey; account: Account }> {
   if (!rawKey || !API_KEY_FORMAT.test(rawKey)) throw AppError.unauthenticated('invalid API key format: expected ak- followed by 32 characters');
   const { key, account } = await verified(deps, rawKey, kind);
   if (!key || !account) throw AppError.unauthenticated('invalid API key');
+  return { key, account };
+}
+
+/**
+ * The channel of a key that passes checks 1–5 without a kind: routes shared by several channels
+ * (`/v1/chat/completions`) choose their behaviour by it. Its failures are the same for any kind.
+ */
+export async function keyChannel(deps: GatewayDeps, rawKey: string | undefined): Promise<string> {
+  return (await known(deps, rawKey, '')).key.channel;
+}
+
+export async function authenticateApiKey(deps: GatewayDeps, rawKey: string | undefined, kind: string, options: ApiKeyCheckOptions = {}): Promise<KeyPrincipal> {
+  const { key, account } = await known(deps, rawKey, kind);
 
   let usedQuota = '';
   if (key.quota !== '' && options.spendsQuota !== false) {
     usedQuota = (await usedQuotaOf(deps, [key.id])).get(key.id) ?? '0';
     const remaining = toMicros(key.quota) - toMicros(usedQuota);
     if (remaining <= 0n) {
-      throw AppError.exhausted(`insufficient quota: this API key's quota of ${key.quota} is used up (used ${fromMicros(toMicros(usedQuota))})`, { limit: 'quota' });
+      throw AppError.exhausted(`insufficient quota: this API key's quota of ${key.quota} is used up (used ${fromMicros(toMicros(usedQuota))})`, {
+        limit: 'quota',
+        // Only a raised quota helps: a polite re-check interval, like billing's for a used-up quota.
+        retryAfterSeconds: 60,
+      });
     }
   }
   if (key.expiredTime && time14Ms(key.expiredTime) <= Date.now()) throw AppError.unauthenticated(`API key expired at ${key.expiredTime} (UTC)`);

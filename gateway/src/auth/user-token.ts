@@ -1,9 +1,10 @@
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { AppError } from '@tollgate/kit';
 import type { Actor } from '@tollgate/protos/common';
 import type { Account } from '@tollgate/protos/keys';
 import type { GatewayDeps } from '../deps';
 import { bearerCredential } from './bearer';
+import { checkCsrf, sessionCookie } from './session';
 
 /** A caller authenticated by their user token (docs API Bearer, or the key-management `token` field). */
 export interface UserPrincipal {
@@ -13,8 +14,22 @@ export interface UserPrincipal {
 
 export type UserPermission = 'docs_read' | 'docs_write' | 'admin';
 
+/** Longest user token the gateway passes on (issued tokens are far shorter); longer ones are unknown tokens, refused here. */
+export const MAX_USER_TOKEN_CHARS = 512;
+
 async function authenticateUser(deps: GatewayDeps, token: string): Promise<UserPrincipal> {
+  if (token.length > MAX_USER_TOKEN_CHARS) throw AppError.unauthenticated(`invalid token: longer than ${MAX_USER_TOKEN_CHARS} characters`);
   const account = await deps.upstreams.keys.authenticateUser({ token });
+  return { actor: { accountId: account.id, isAdmin: account.permissions?.admin === true, apiKeyId: 0 }, account };
+}
+
+/**
+ * The console's alternative to the user token: with no Authorization header (and no `token` form
+ * field), the session cookie authenticates; a state-changing call must also carry X-CSRF-Token.
+ */
+async function authenticateSession(deps: GatewayDeps, req: Request, sessionToken: string): Promise<UserPrincipal> {
+  const account = await deps.upstreams.keys.authenticateSession({ sessionToken });
+  checkCsrf(req, sessionToken);
   return { actor: { accountId: account.id, isAdmin: account.permissions?.admin === true, apiKeyId: 0 }, account };
 }
 
@@ -39,7 +54,8 @@ export function requireUser(deps: GatewayDeps, opts: { permission?: UserPermissi
   return async (req, res, next) => {
     let user = res.locals.user as UserPrincipal | undefined;
     if (!user) {
-      user = await authenticateUser(deps, bearerCredential(req, 'API_TOKEN'));
+      const session = req.headers.authorization ? undefined : sessionCookie(req);
+      user = session ? await authenticateSession(deps, req, session) : await authenticateUser(deps, bearerCredential(req, 'API_TOKEN'));
       res.locals.user = user;
     }
     checkPermission(user, opts.permission);
@@ -51,7 +67,13 @@ export function requireUser(deps: GatewayDeps, opts: { permission?: UserPermissi
 export function requireFormToken(deps: GatewayDeps): RequestHandler {
   return async (req, res, next) => {
     const token = (req.body as Record<string, unknown> | undefined)?.token;
+    const session = token === undefined ? sessionCookie(req) : undefined;
+    if (session) {
+      res.locals.user = await authenticateSession(deps, req, session);
+      return next();
+    }
     if (typeof token !== 'string' || token === '') throw AppError.unauthenticated('missing token: send the user token in the form field "token"');
+    if (token.length > MAX_USER_TOKEN_CHARS) throw AppError.field(['body', 'token'], `token must be at most ${MAX_USER_TOKEN_CHARS} characters`, 'too_big');
     res.locals.user = await authenticateUser(deps, token);
     next();
   };

@@ -43,6 +43,8 @@ export function admitExecution(deps: GatewayDeps, principal: KeyPrincipal, opts:
     estimatedInputTokens: Math.max(0, Math.ceil(opts.estimate?.inputTokens ?? 0)),
     estimatedOutputTokens: Math.max(0, Math.ceil(opts.estimate?.outputTokens ?? 0)),
     estimatedSeconds: Math.max(0, Math.ceil(opts.estimate?.seconds ?? 0)),
+    // No lease: a provider passthrough call is settled by the gateway, or refunded after the admission TTL.
+    leaseSeconds: 0,
   });
 }
 

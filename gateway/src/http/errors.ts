@@ -39,7 +39,10 @@ function clientMistake(e: BodyParserError | undefined): AppError | null {
   return AppError.invalid([{ loc: ['body'], msg: `the request body could not be read: ${e!.message}`, type: 'body_invalid' }], 'the request body could not be read');
 }
 
-export function sendError(res: Response, err: unknown): void {
+/** Adds to the task API's error body (e.g. the OpenAI error object on the OpenAI-style routes); the status stays. */
+export type ErrorBodyShape = (appError: AppError, status: number, body: Record<string, unknown>) => Record<string, unknown>;
+
+export function sendError(res: Response, err: unknown, shape?: ErrorBodyShape): void {
   const appError = toAppError(err);
   const status = httpStatusFor[appError.code];
   const requestId = res.getHeader('x-request-id');
@@ -49,15 +52,17 @@ export function sendError(res: Response, err: unknown): void {
   if (res.headersSent) return void res.end();
 
   if (surfaceOf(res) === 'docs') {
-    const data = appError.details.issues ? { errors: appError.details.issues } : null;
+    const data = appError.details.issues ? { errors: appError.details.issues } : {};
     res.status(status).json({ code: status, message: appError.message, data, timestamp: new Date().toISOString(), request_id: requestId });
     return;
   }
-  if (appError.code === ErrorCode.InvalidArgument) {
-    res.status(status).json({ detail: appError.details.issues ?? [{ loc: ['body'], msg: appError.message, type: 'value_error' }] });
-    return;
-  }
-  res.status(status).json(status >= 500 ? { detail: appError.message, request_id: requestId } : { detail: appError.message });
+  const body =
+    appError.code === ErrorCode.InvalidArgument
+      ? { detail: appError.details.issues ?? [{ loc: ['body'], msg: appError.message, type: 'value_error' }] }
+      : status >= 500
+        ? { detail: appError.message, request_id: requestId }
+        : { detail: appError.message };
+  res.status(status).json(shape ? shape(appError, status, body) : body);
 }
 
 export const errorHandler: ErrorRequestHandler = (err, _req, res, _next) => sendError(res, err);

@@ -32,6 +32,11 @@ export interface RouteSpec<B extends ZodType | undefined, Q extends z.ZodObject 
   responses: Record<number, ResponseSpec>;
   /** Runs before validation (authentication, limits). */
   before?: RequestHandler[];
+  /**
+   * The operation is described by another module's `document()` (one path served by several routers,
+   * e.g. `/v1/chat/completions` for provider keys and for app keys); this one only validates and serves.
+   */
+  documentedElsewhere?: boolean;
 }
 
 type Infer<T> = T extends ZodType ? z.infer<T> : undefined;
@@ -69,7 +74,7 @@ export class RouteBook {
     spec: RouteSpec<B, Q, P>,
     handler: (input: ValidatedInput<Infer<B>, Infer<Q>, Infer<P>>, req: Request, res: Response) => Promise<unknown> | unknown,
   ): void {
-    this.document(spec);
+    if (!spec.documentedElsewhere) this.document(spec);
     const validateAndHandle: RequestHandler = async (req, res) => {
       takeBodyError(res);
       const input = {
@@ -89,7 +94,9 @@ export class RouteBook {
   }
 
   private describe(spec: RouteSpec<ZodType | undefined, z.ZodObject | undefined, z.ZodObject | undefined>): RouteConfig {
-    const security = spec.security === 'none' ? [] : [{ [spec.security === 'admin' ? 'userToken' : spec.security]: [] }];
+    const scheme = spec.security === 'admin' ? 'userToken' : spec.security;
+    // Wherever the user token is accepted, the console's session cookie is too (docs/console.md).
+    const security = spec.security === 'none' ? [] : scheme === 'apiKey' ? [{ apiKey: [] }] : [{ [scheme]: [] }, { sessionCookie: [] }];
     return {
       method: spec.method,
       path: toOpenApiPath(spec.path),

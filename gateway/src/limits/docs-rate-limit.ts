@@ -31,6 +31,21 @@ async function count(deps: GatewayDeps, req: Request, res: Response): Promise<Ap
 }
 
 /**
+ * The rate-limit headers of a docs request refused before Express saw it (the HTTP parser's 400/431):
+ * counted per client address at the free tier, like every other refused request. Empty when billing
+ * cannot be reached (the refusal is still answered).
+ */
+export async function refusedRequestRateHeaders(deps: GatewayDeps, address: string): Promise<Record<string, string>> {
+  try {
+    const limit = docsHourlyLimit(deps, 'free');
+    const r = await deps.upstreams.billing.hitRateLimit({ bucket: `docs:ip:${address}`, limit, windowSeconds: DOCS_RATE_WINDOW_SECONDS }, { timeoutMs: 2_000 });
+    return { [LIMIT_HEADER]: String(r.limit), 'X-RateLimit-Remaining': String(r.remaining), 'X-RateLimit-Reset': String(r.reset) };
+  } catch {
+    return {};
+  }
+}
+
+/**
  * The docs API's hourly limit, per user token by account level (free 1,000, pro 10,000,
  * enterprise DOCS_RATE_LIMIT_ENTERPRISE); sets X-RateLimit-Limit/Remaining/Reset on every
  * response, 429 in the envelope when over. Goes after requireUser; without a user (no auth in

@@ -6,7 +6,7 @@ import { Counter } from 'prom-client';
  */
 export const executionsTotal = new Counter({
   name: 'tollgate_executions_total',
-  help: 'Task executions finished by the gateway, by kind (agent|workflow|aiapp|chatbot) and outcome (e.g. ok, error, rejected, cancelled; mode sync|stream|async is part of the outcome when useful)',
+  help: 'Execution requests answered by the gateway, by kind (agent|workflow|aiapp|chatbot) and outcome (ok: a sync run answered; submitted: an async task accepted; rejected: a 4xx; error: a 5xx or a stream ended by an error event; cancelled: the client left first)',
   labelNames: ['kind', 'outcome'] as const,
   registers: [],
 });

@@ -8,10 +8,16 @@ const { version } = require('../../package.json') as { version: string };
 
 const TAGS = [
   { name: 'Tasks', description: 'Task execution (sync, stream, async) and task management, `/v1/...`; `Authorization: Bearer <API_KEY>`; errors `{detail}`.' },
+  { name: 'OpenAI-compatible', description: 'Every app through the OpenAI chat-completions protocol (`/v1/<kind>/<app_id>/chat/completions`, `/v1/chat/completions` and `/v1/models` for app keys); errors carry OpenAI’s `error` object beside `detail`. See docs/openai.md.' },
   { name: 'API keys', description: 'Key management, form-encoded, with the `token` form field; also served under `/v1/apikeys/*`.' },
-  { name: 'Documents', description: 'Docs API, HTTPS only, `{code,message,data,timestamp}` envelope; `/api/...` is served as the same API.' },
+  { name: 'Documents', description: 'Docs API, HTTPS only, `{code,message,data,timestamp}` envelope (`data` always an object); `/api/...` is served as the same API, and the document routes also under `/v1/docs`. OPTIONS on any docs-API path answers the allowed methods without a token; CORS for the origins in `CORS_ORIGINS`.' },
   { name: 'Search', description: 'Full-text, suggest and advanced search over documents; docs API envelope.' },
   { name: 'Users', description: 'Accounts; docs API envelope.' },
+  { name: 'Analytics', description: 'Usage, performance, users, content and search reports over hourly/daily rollups; `from`/`to` days, `interval` hour|day; own data, or everyone for admins.' },
+  { name: 'Configuration', description: 'Site, theme, search, plugins and integrations sections: GET with ETag, PUT by admins with If-Match (428 without, 412 stale), history.' },
+  { name: 'Activity', description: 'What accounts did (documents, keys, users, configuration), newest first; own, or anyone for admins.' },
+  { name: 'Webhooks', description: 'Signed, retried deliveries of task and document events (docs/webhooks.md); docs API envelope.' },
+  { name: 'Console session', description: 'Signing in to the web console (`/console`): the session cookie and its CSRF token; docs/console.md.' },
   { name: 'Operations', description: 'Metrics and this document.' },
 ];
 

@@ -26,4 +26,12 @@ export function registerSecuritySchemes(registry: OpenAPIRegistry): void {
       'OpenAPI has no form-field scheme, so this is declared as `token`; the server reads it from the body only, and the field is also part of each operation\'s request body schema.',
     'x-tollgate-in': 'form',
   });
+  registry.registerComponent('securitySchemes', 'sessionCookie', {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'tollgate_session',
+    description:
+      "The web console's session (`POST /api/v1/session`), an alternative to the user token wherever the user token is accepted (docs API, key management, billing, apps). " +
+      'State-changing calls made with it must also send `X-CSRF-Token` (returned by the session endpoints). See docs/console.md.',
+  });
 }

@@ -1,18 +1,23 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { GatewayDeps } from '../deps';
 import { httpsOnly } from '../http/https-only';
+import { headerSizeLimit } from '../http/header-size';
 import { setSurface } from '../http/surface';
 import { requireUser } from '../auth/user-token';
 import { docsRateLimit, docsRateLimitForRefused } from '../limits/docs-rate-limit';
+import { optionsRoute } from '../http/options';
 
 /**
- * What runs before every docs-API route (`/api/v1/*`; `/api/*` is rewritten to it), once:
- * the envelope error shape, the HTTPS rule, then authentication and the hourly rate limit.
+ * What runs before every docs-API route (`/api/v1/*`; `/api/*` and `/v1/docs/*` are rewritten to
+ * it), once: the envelope error shape, the HTTPS rule, then authentication and the hourly rate
+ * limit. OPTIONS skips authentication (counted per client address) and is answered here.
  */
 export function apiSurface(deps: GatewayDeps): Array<RequestHandler | ErrorRequestHandler> {
   const envelope: RequestHandler = (_req, res, next) => {
     setSurface(res, 'docs');
     next();
   };
-  return [envelope, httpsOnly, requireUser(deps), docsRateLimit(deps), docsRateLimitForRefused(deps)];
+  const user = requireUser(deps);
+  const authenticate: RequestHandler = (req, res, next) => (req.method === 'OPTIONS' ? next() : user(req, res, next));
+  return [envelope, headerSizeLimit(), httpsOnly, authenticate, docsRateLimit(deps), docsRateLimitForRefused(deps), optionsRoute(deps.book)];
 }

@@ -1,6 +1,8 @@
 import { Router, type Response } from 'express';
+import { recordActivity } from '../activity/record-activity';
 import { z } from 'zod';
 import '../http/route-book';
+import { decimalInt, plainDecimal } from '../http/form-numbers';
 import type { ApiKey } from '@tollgate/protos/keys';
 import type { GatewayDeps } from '../deps';
 import { requireFormToken, userOf } from '../auth/user-token';
@@ -13,14 +15,14 @@ export const KEY_LIST_MAX_PAGE_SIZE = 100;
 const MAX_PAGE = 100_000;
 
 const STATUS = ['启用', '禁用'] as const;
-const token = z.string().min(1).openapi({ description: "The user's token" });
-const amount = (description: string) => z.union([z.string().max(40), z.number()]).openapi({ description });
+const token = z.string().min(1).max(512).optional().openapi({ description: "The user's token (at most 512 characters); may be left out when the console's session cookie (with X-CSRF-Token) authenticates instead" });
+const amount = (description: string) => plainDecimal(description);
 const time14 = (description: string) => z.string().regex(/^(\d{14})?$/, 'must be 14 digits YYYYMMDDhhmmss (UTC)').openapi({ description, example: '20271231235959' });
-const id = (description: string) => z.coerce.number().int().min(1).max(2_147_483_647).openapi({ type: 'integer', description });
+const id = (description: string) => decimalInt(1, 2_147_483_647).openapi({ description });
 /** Upper bound of a key's own rpm_limit / concurrency_limit (documented in docs/keys.md). */
 export const KEY_LIMIT_MAX = 1_000_000;
 const limit = (description: string) =>
-  z.union([z.literal(''), z.coerce.number().int().min(0).max(KEY_LIMIT_MAX)]).openapi({ type: 'integer', description: `${description}, whole number 0–${KEY_LIMIT_MAX.toLocaleString('en-US')}; 0 or empty = the account level's default` });
+  z.union([z.literal(''), decimalInt(0, KEY_LIMIT_MAX)]).openapi({ type: 'integer', description: `${description}, whole number 0–${KEY_LIMIT_MAX.toLocaleString('en-US')}; 0 or empty = the account level's default` });
 const rpmLimit = limit("This key's own requests-per-minute limit");
 const concurrencyLimit = limit("This key's own limit on executions in flight");
 const adminAccount = id('Admin only: the account whose keys to manage (default: your own)').optional();
@@ -30,7 +32,7 @@ const createBody = z.object({
   name: z.string().trim().min(1).max(100).openapi({ description: 'Descriptive name (required)' }),
   channel: z.string().max(200).optional().openapi({ description: 'platform (default), provider:<name>, or custom:<kind>[,<kind>...]' }),
   group: z.string().max(64).optional().openapi({ description: 'Group label (default "default")' }),
-  quota: amount('Total usable amount, ≥ 0, up to 6 decimals; omitted or empty = unlimited').optional(),
+  quota: amount('Total usable amount, ≥ 0, up to 6 decimals, digits and one optional point; omitted = unlimited (an empty or blank value is a 422)').optional(),
   expired_time: time14('Expiry, in the future; omitted or empty = never').optional(),
   comments: z.string().max(1000).optional(),
   rpm_limit: rpmLimit.optional(),
@@ -40,12 +42,8 @@ const createBody = z.object({
 
 const listBody = z.object({
   token,
-  page: z.coerce.number().int().min(1).max(MAX_PAGE).optional().openapi({ type: 'integer', description: 'Page number from 1 (default 1)' }),
-  page_size: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(KEY_LIST_MAX_PAGE_SIZE)
+  page: decimalInt(1, MAX_PAGE).optional().openapi({ description: 'Page number from 1 (default 1)' }),
+  page_size: decimalInt(1, KEY_LIST_MAX_PAGE_SIZE)
     .optional()
     .openapi({ type: 'integer', description: `Items per page, 1–${KEY_LIST_MAX_PAGE_SIZE} (default ${KEY_LIST_DEFAULT_PAGE_SIZE})` }),
   channel: z.string().max(200).optional().openapi({ description: 'Filter: an exact channel, or a family: platform, provider, custom' }),
@@ -57,7 +55,7 @@ const updateBody = z.object({
   token,
   api_key_id: id('The key to change'),
   name: z.string().max(100).optional(),
-  quota: amount('New quota (≥ used_quota); empty = unlimited').optional(),
+  quota: z.union([z.literal(''), amount('')]).optional().openapi({ description: 'New quota (≥ used_quota), digits and one optional point; empty = unlimited (blank is a 422)' }),
   status: z.enum(STATUS).optional(),
   expired_time: time14('New expiry; empty = never; a past time expires the key now').optional(),
   comments: z.string().max(1000).optional(),
@@ -125,7 +123,7 @@ export function apiKeyRoutes(deps: GatewayDeps): Router {
   deps.book.add(
     router,
     { ...common, path: '/apikeys/create', summary: 'Create an API key (the whole key is shown only in this response)', body: createBody, responses: { 200: { description: 'Created', schema: envelope(keySchema) }, ...errors } },
-    async ({ body }, _req, res) => {
+    async ({ body }, req, res) => {
       const { key } = await keys.createKey({
         actor: userOf(res).actor,
         name: body.name,
@@ -139,6 +137,7 @@ export function apiKeyRoutes(deps: GatewayDeps): Router {
         allowedKinds: [],
         accountId: body.account_id ?? 0,
       });
+      recordActivity(deps, req, res, { type: 'key.created', target_type: 'key', target_id: key!.id, summary: `created API key ${key!.id} "${key!.name}"` });
       send(res, 'API key created; store the key now, it is not shown again', keyJson(key!));
     },
   );
@@ -164,7 +163,7 @@ export function apiKeyRoutes(deps: GatewayDeps): Router {
   deps.book.add(
     router,
     { ...common, path: '/apikeys/update', summary: 'Change name, quota, status, expired_time, comments, group, rpm_limit or concurrency_limit of a key', body: updateBody, responses: { 200: { description: 'Updated', schema: envelope(keySchema) }, 404: { description: 'No such key of yours' }, ...errors } },
-    async ({ body }, _req, res) => {
+    async ({ body }, req, res) => {
       const quota = text(body.quota);
       const used = (await usedQuotaOf(deps, [body.api_key_id])).get(body.api_key_id) ?? '0';
       const key = await keys.updateKey({
@@ -181,6 +180,8 @@ export function apiKeyRoutes(deps: GatewayDeps): Router {
         usedQuota: used,
       });
       deps.keyCache?.invalidate('key', key.id);
+      const changed = Object.keys(body).filter((f) => f !== 'token' && f !== 'api_key_id');
+      recordActivity(deps, req, res, { type: 'key.updated', target_type: 'key', target_id: key.id, summary: `updated API key ${key.id} "${key.name}" (${changed.join(', ') || 'no fields'})` });
       send(res, 'API key updated', keyJson(key, used));
     },
   );
@@ -188,9 +189,10 @@ export function apiKeyRoutes(deps: GatewayDeps): Router {
   deps.book.add(
     router,
     { ...common, path: '/apikeys/delete', summary: 'Delete a key; it stops working at once', body: deleteBody, responses: { 200: { description: 'Deleted', schema: envelope(keySchema) }, 404: { description: 'No such key of yours' }, ...errors } },
-    async ({ body }, _req, res) => {
+    async ({ body }, req, res) => {
       const key = await keys.deleteKey({ actor: userOf(res).actor, apiKeyId: body.api_key_id });
       deps.keyCache?.invalidate('key', key.id);
+      recordActivity(deps, req, res, { type: 'key.deleted', target_type: 'key', target_id: key.id, summary: `deleted API key ${key.id} "${key.name}"` });
       send(res, 'API key deleted', keyJson(key));
     },
   );

@@ -4,6 +4,7 @@ import { TASK_KINDS } from '@tollgate/kit';
 import type { App } from '@tollgate/protos/tasks';
 import type { GatewayDeps } from '../deps';
 import { requireUser, userOf } from '../auth/user-token';
+import { decimalInt } from '../http/form-numbers';
 
 const PROVIDERS = ['echo', 'openai-compatible', 'external'] as const;
 
@@ -69,7 +70,7 @@ const createBody = z.object({
 });
 const patchBody = z.object(editable).partial();
 const appPath = z.object({ app_id: z.string().min(1).max(64) });
-const listQuery = z.object({ page: z.coerce.number().int().min(1).default(1), page_size: z.coerce.number().int().min(1).max(100).default(20), kind: z.enum(TASK_KINDS).optional() });
+const listQuery = z.object({ page: decimalInt(1, 100_000).default(1), page_size: decimalInt(1, 100).default(20), kind: z.enum(TASK_KINDS).optional() });
 
 const detail = z.object({ detail: z.string() });
 const errors = {

@@ -5,10 +5,11 @@ import type { Bill } from '@tollgate/protos/billing';
 import type { GatewayDeps } from '../deps';
 import { requireUser, userOf } from '../auth/user-token';
 import { billCsv } from '../billing/bill-csv';
+import { decimalInt } from '../http/form-numbers';
 
 const KINDS = ['agent', 'workflow', 'aiapp', 'chatbot', 'passthrough'] as const;
 const BASES = ['per_execution', 'per_request', 'per_input_token', 'per_output_token', 'per_second'] as const;
-const id = (description: string) => z.coerce.number().int().min(1).max(2_147_483_647).openapi({ type: 'integer', description });
+const id = (description: string) => decimalInt(1, 2_147_483_647).openapi({ description });
 const amount = z.string().openapi({ description: 'Decimal amount (¥), as a string to keep it exact', example: '12.5' });
 
 const billLine = z.object({ kind: z.string(), app_id: z.string(), api_key_id: z.number().int(), count: z.number().int(), amount });

@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { documentJson } from '@tollgate/kit';
 import '../http/route-book';
 import type { Document, Revision } from '@tollgate/protos/docs';
+import { decimalInt } from '../http/form-numbers';
 
 /** Limits of the docs API (the docs service checks the same ones). */
 export const DOC_LIMITS = { title: 200, content: 500_000, category: 64, tag: 40, tags: 20, slug: 120 } as const;
@@ -40,19 +42,19 @@ export const updateDocumentBody = z
   .strict()
   .refine((b) => Object.keys(b).some((k) => k !== 'version'), { message: 'nothing to update: give at least one of title, content, category, tags, status, slug' });
 
-const id = z.coerce.number().int().min(1).max(INT32_MAX).openapi({ type: 'integer' });
+const id = decimalInt(1, INT32_MAX);
 export const idParams = z.object({ id });
-export const revisionParams = z.object({ id, version: z.coerce.number().int().min(1).max(INT32_MAX).openapi({ type: 'integer' }) });
+export const revisionParams = z.object({ id, version: decimalInt(1, INT32_MAX) });
 
 const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
 
 export const listDocumentsQuery = z.object({
-  page: z.coerce.number().int().min(1).max(100_000).optional().openapi({ type: 'integer', description: 'Default 1' }),
-  limit: z.coerce.number().int().min(1).max(DOC_LIST_MAX_LIMIT).optional().openapi({ type: 'integer', description: `Default ${DOC_LIST_DEFAULT_LIMIT}, at most ${DOC_LIST_MAX_LIMIT}` }),
+  page: decimalInt(1, 100_000).optional().openapi({ description: 'Default 1' }),
+  limit: decimalInt(1, DOC_LIST_MAX_LIMIT).optional().openapi({ description: `Default ${DOC_LIST_DEFAULT_LIMIT}, at most ${DOC_LIST_MAX_LIMIT}` }),
   category: z.string().max(DOC_LIMITS.category).optional(),
   tag: z.string().max(DOC_LIMITS.tag).optional(),
   status: status.optional(),
-  author: z.coerce.number().int().min(0).max(INT32_MAX).optional().openapi({ type: 'integer', description: "Author's account id" }),
+  author: decimalInt(0, INT32_MAX).optional().openapi({ description: "Author's account id" }),
   deleted: bool.optional().openapi({ type: 'string', enum: ['true', 'false'], description: 'true lists the trash (needs docs_write)' }),
 });
 
@@ -90,22 +92,8 @@ export const revisionSchema = z.object({
 
 export const envelope = (data: z.ZodType) => z.object({ code: z.number().int(), message: z.string(), data, timestamp: z.string() });
 
-export function documentJson(d: Document) {
-  return {
-    id: d.id,
-    slug: d.slug,
-    title: d.title,
-    content: d.content,
-    category: d.category,
-    tags: d.tags,
-    status: d.status,
-    author_id: d.authorAccountId,
-    version: d.version,
-    created_at: d.createdAt,
-    updated_at: d.updatedAt,
-    deleted_at: d.deletedAt || null,
-  };
-}
+/** The document as the API returns it (one renderer, shared with webhook deliveries). */
+export { documentJson };
 
 export function documentListItemJson(d: Document) {
   const { content, ...rest } = documentJson(d);

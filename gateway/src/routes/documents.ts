@@ -4,6 +4,7 @@ import type { GatewayDeps } from '../deps';
 import { AppError } from '@tollgate/kit';
 import { hasPermission, requireUser, userOf } from '../auth/user-token';
 import { sendEnvelope } from '../http/envelope';
+import { recordActivity } from '../activity/record-activity';
 import {
   DOC_LIST_DEFAULT_LIMIT,
   createDocumentBody,
@@ -42,7 +43,7 @@ export function documentsRoutes(deps: GatewayDeps): Router {
 
   deps.book.add(
     router,
-    { method: 'get', path: '/api/v1/documents', summary: 'List documents (newest change first); ?deleted=true lists the trash', tags, security, query: listDocumentsQuery, before: read, responses: { 200: { description: 'One page', schema: envelope(z.object({ documents: z.array(documentListItemSchema), page: z.number().int(), limit: z.number().int(), total: z.number().int(), total_pages: z.number().int() })) }, ...errors } },
+    { method: 'get', path: '/api/v1/documents', summary: 'List documents (newest change first); ?deleted=true lists the trash', tags, security, query: listDocumentsQuery, before: read, responses: { 200: { description: 'One page', schema: envelope(z.object({ documents: z.array(documentListItemSchema), page: z.number().int(), limit: z.number().int(), total: z.number().int().describe('Matching documents: exact up to 1,000, PostgreSQL\'s estimate above (never below 1,001)'), total_pages: z.number().int() })) }, ...errors } },
     async ({ query }, _req, res) => {
       if (query.deleted && !hasPermission(userOf(res).account, 'docs_write')) throw AppError.forbidden('listing the trash needs the docs_write permission');
       const limit = query.limit ?? DOC_LIST_DEFAULT_LIMIT;
@@ -64,8 +65,9 @@ export function documentsRoutes(deps: GatewayDeps): Router {
   deps.book.add(
     router,
     { method: 'post', path: '/api/v1/documents', summary: 'Create a document; data.id is its id', tags, security, body: createDocumentBody, before: write, responses: { 201: { description: 'Created', schema: envelope(documentSchema) }, 409: { description: 'Slug already used' }, ...errors } },
-    async ({ body }, _req, res) => {
+    async ({ body }, req, res) => {
       const doc = await docs.createDocument({ actor: userOf(res).actor, title: body.title, content: body.content, category: body.category ?? '', tags: body.tags ?? [], status: body.status ?? '', slug: body.slug ?? '' });
+      recordActivity(deps, req, res, { type: 'document.created', target_type: 'document', target_id: doc.id, summary: `created document ${doc.id} "${doc.title}"` });
       sendEnvelope(res, documentJson(doc), { status: 201, message: 'document created' });
     },
   );
@@ -81,7 +83,7 @@ export function documentsRoutes(deps: GatewayDeps): Router {
   deps.book.add(
     router,
     { method: 'put', path: '/api/v1/documents/:id', summary: 'Update a document (the fields given); keeps a revision', tags, security, params: idParams, body: updateDocumentBody, before: write, responses: { 200: { description: 'Updated', schema: envelope(documentSchema) }, 409: { description: 'Version mismatch, or slug already used' }, ...notFound, ...errors } },
-    async ({ params, body }, _req, res) => {
+    async ({ params, body }, req, res) => {
       const doc = await docs.updateDocument({
         actor: userOf(res).actor,
         id: params.id,
@@ -94,6 +96,7 @@ export function documentsRoutes(deps: GatewayDeps): Router {
         slug: body.slug,
         expectedVersion: body.version,
       });
+      recordActivity(deps, req, res, { type: 'document.updated', target_type: 'document', target_id: doc.id, summary: `updated document ${doc.id} "${doc.title}" to version ${doc.version}` });
       sendEnvelope(res, documentJson(doc), { message: 'document updated' });
     },
   );
@@ -101,9 +104,10 @@ export function documentsRoutes(deps: GatewayDeps): Router {
   deps.book.add(
     router,
     { method: 'delete', path: '/api/v1/documents/:id', summary: 'Move a document to the trash, or ?permanent=true to delete it for good', tags, security, params: idParams, query: deleteQuery, before: write, responses: { 200: { description: 'Deleted; data is the document as it was', schema: envelope(documentSchema.extend({ permanent: z.boolean() })) }, ...notFound, ...errors } },
-    async ({ params, query }, _req, res) => {
+    async ({ params, query }, req, res) => {
       const permanent = query.permanent ?? false;
       const doc = await docs.deleteDocument({ actor: userOf(res).actor, id: params.id, permanent });
+      recordActivity(deps, req, res, { type: 'document.deleted', target_type: 'document', target_id: doc.id, summary: permanent ? `deleted document ${doc.id} "${doc.title}" permanently` : `moved document ${doc.id} "${doc.title}" to the trash` });
       sendEnvelope(res, { ...documentJson(doc), permanent }, { message: permanent ? 'document deleted permanently' : `document moved to the trash; POST /api/v1/documents/${doc.id}/restore brings it back` });
     },
   );
@@ -111,8 +115,10 @@ export function documentsRoutes(deps: GatewayDeps): Router {
   deps.book.add(
     router,
     { method: 'post', path: '/api/v1/documents/:id/restore', summary: 'Take a document out of the trash', tags, security, params: idParams, before: write, responses: { 200: { description: 'Restored', schema: envelope(documentSchema) }, 409: { description: 'Not in the trash' }, ...notFound, ...errors } },
-    async ({ params }, _req, res) => {
-      sendEnvelope(res, documentJson(await docs.restoreDocument({ actor: userOf(res).actor, id: params.id })), { message: 'document restored' });
+    async ({ params }, req, res) => {
+      const doc = await docs.restoreDocument({ actor: userOf(res).actor, id: params.id });
+      recordActivity(deps, req, res, { type: 'document.restored', target_type: 'document', target_id: doc.id, summary: `restored document ${doc.id} "${doc.title}" from the trash` });
+      sendEnvelope(res, documentJson(doc), { message: 'document restored' });
     },
   );
 
@@ -136,8 +142,9 @@ export function documentsRoutes(deps: GatewayDeps): Router {
   deps.book.add(
     router,
     { method: 'post', path: '/api/v1/documents/:id/revisions/:version/restore', summary: "Restore a revision's title, content, category and tags as a new version", tags, security, params: revisionParams, before: write, responses: { 200: { description: 'The document at its new version', schema: envelope(documentSchema) }, ...notFound, ...errors } },
-    async ({ params }, _req, res) => {
+    async ({ params }, req, res) => {
       const doc = await docs.restoreRevision({ actor: userOf(res).actor, documentId: params.id, version: params.version });
+      recordActivity(deps, req, res, { type: 'document.restored', target_type: 'document', target_id: doc.id, summary: `restored revision ${params.version} of document ${doc.id} as version ${doc.version}` });
       sendEnvelope(res, documentJson(doc), { message: `revision ${params.version} restored as version ${doc.version}` });
     },
   );

@@ -11,8 +11,20 @@ import { taskRoutes } from './tasks';
 import { taskQueryRoutes } from './task-query';
 import { appRoutes } from './apps';
 import { documentsRoutes } from './documents';
+import { documentsBulkRoutes } from './documents-bulk';
 import { searchRoutes } from './search';
 import { passthroughRoutes } from './passthrough';
+import { analyticsRoutes } from './analytics';
+import { configRoutes } from './config';
+import { activityRoutes } from './activity';
+import { documentRenderRoutes } from './documents-render';
+import { webhookRoutes } from './webhooks';
+import { sessionRoutes } from './session';
+import { credentialRoutes } from './credentials';
+import { consoleRoutes } from './console';
+import { taskStatsRoutes } from './task-stats';
+import { openAiRoutes } from './openai';
+import { byKeyChannel } from '../openai/channel-dispatch';
 
 /**
  * Routers mounted before the body parsers: those that read the raw body themselves, and the docs
@@ -22,10 +34,10 @@ import { passthroughRoutes } from './passthrough';
 export function rawBodyRoutes(deps: GatewayDeps): Router[] {
   const docsApi = Router();
   docsApi.use('/api', ...apiSurface(deps));
-  return [docsApi, passthroughRoutes(deps)];
+  return [consoleRoutes(deps), sessionRoutes(deps), docsApi, byKeyChannel(deps, passthroughRoutes(deps))];
 }
 
 /** Routers that receive parsed JSON / form bodies. Each area adds its router factory here. */
 export function parsedBodyRoutes(deps: GatewayDeps): Router[] {
-  return [healthRoutes(deps), metricsRoutes(deps), openApiRoutes(deps), apiKeyRoutes(deps), usersRoutes(deps), billingRoutes(deps), taskRoutes(deps), taskQueryRoutes(deps), appRoutes(deps), documentsRoutes(deps), searchRoutes(deps)];
+  return [healthRoutes(deps), metricsRoutes(deps), openApiRoutes(deps), apiKeyRoutes(deps), usersRoutes(deps), billingRoutes(deps), taskRoutes(deps), openAiRoutes(deps), taskQueryRoutes(deps), appRoutes(deps), documentsRoutes(deps), documentsBulkRoutes(deps), documentRenderRoutes(deps), searchRoutes(deps), analyticsRoutes(deps), configRoutes(deps), activityRoutes(deps), webhookRoutes(deps), credentialRoutes(deps), taskStatsRoutes(deps)];
 }

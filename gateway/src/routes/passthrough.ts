@@ -19,12 +19,13 @@ const chatBody = z
     stream: z.boolean().optional(),
   })
   .catchall(z.unknown())
-  .openapi({ description: "The provider's OpenAI chat-completions request, forwarded byte for byte (not validated here)" });
+  .openapi({ description: "The OpenAI chat-completions request. Provider keys: forwarded byte for byte (not validated here). App keys: `model` is `<kind>/<app_id>`, validated as on the app's /chat/completions route" });
 const upstreamAnswer = z.record(z.string(), z.unknown()).openapi({ description: "The provider's answer, unchanged" });
 
 const errors = {
   401: { description: 'Missing, malformed, unknown or expired API key' },
-  403: { description: 'The key is not a provider:<name> key (or is disabled, or its account is)' },
+  403: { description: 'The key or its account is disabled; an app key naming a kind outside its channel or permissions' },
+  404: { description: 'App keys: no app runnable with this key under that model id (OpenAI code model_not_found)' },
   413: { description: 'Request body over BODY_LIMIT_BYTES' },
   429: { description: 'Quota, requests-per-minute or concurrency limit of the key' },
   502: { description: 'The provider is unreachable or broke off before answering; refunded' },
@@ -32,8 +33,10 @@ const errors = {
   504: { description: 'The provider stayed silent longer than its timeout; refunded' },
 };
 const description =
-  'Only for keys of a `provider:<name>` channel: passed through to that provider’s configured OpenAI-compatible upstream with the provider’s own API key. ' +
-  'Billed per request (`passthrough` price); upstream error answers are passed through unchanged and refunded. See docs/passthrough.md.';
+  'Chosen by the key’s channel. A `provider:<name>` key: passed through to that provider’s configured OpenAI-compatible upstream with the provider’s own API key, ' +
+  'billed per request (`passthrough` price); upstream error answers are passed through unchanged and refunded (docs/passthrough.md). ' +
+  'A `platform` or `custom:` key: the apps it may run, as OpenAI models with ids `<kind>/<app_id>`; a chat completion runs the app named by `model` exactly as its `/sync` route does, ' +
+  'and errors carry OpenAI’s error object `{error: {message, type, code, param}}` beside `detail` (docs/openai.md). Key failures found before the channel is known (missing, malformed, unknown, disabled key) carry both for every key.';
 
 /**
  * `POST /v1/chat/completions` and `GET /v1/models` for provider-channel keys: checked (size,
@@ -56,13 +59,13 @@ export function passthroughRoutes(deps: GatewayDeps): Router {
     next();
   };
   const chain = [declaredSize, requireApiKey(deps, () => KIND), admit, passthroughProxy(deps)];
-  const common = { tags: ['Provider passthrough'], security: 'apiKey' as const, description };
+  const common = { tags: ['Provider passthrough', 'OpenAI-compatible'], security: 'apiKey' as const, description };
 
   deps.book.document({
     ...common,
     method: 'post',
     path: '/v1/chat/completions',
-    summary: "Chat completion from the key's provider (OpenAI-compatible; stream or not)",
+    summary: "Chat completion: the app named by model (app keys) or the key's provider (provider keys); OpenAI-compatible, stream or not",
     body: chatBody,
     responses: {
       200: { description: 'stream:false: the chat.completion JSON. stream:true: text/event-stream of chat.completion.chunk events, flushed as they come', schema: upstreamAnswer },
@@ -75,8 +78,8 @@ export function passthroughRoutes(deps: GatewayDeps): Router {
     ...common,
     method: 'get',
     path: '/v1/models',
-    summary: "The key's provider's model list (OpenAI-compatible)",
-    responses: { 200: { description: 'The provider’s model list', schema: upstreamAnswer }, ...errors },
+    summary: "Models: the apps the key may run (app keys) or the key's provider's list (provider keys); OpenAI-compatible",
+    responses: { 200: { description: 'App keys: `{object: "list", data: [{id: "<kind>/<app_id>", object: "model", created, owned_by, kind, app_id, name}]}`. Provider keys: the provider’s model list', schema: upstreamAnswer }, ...errors },
   });
   router.get('/v1/models', ...chain);
   return router;

@@ -6,6 +6,7 @@ import type { GatewayDeps } from '../deps';
 import { requireUser, userOf } from '../auth/user-token';
 import { sendEnvelope } from '../http/envelope';
 import { envelope } from './documents-schemas';
+import { decimalInt } from '../http/form-numbers';
 
 const SORTS = ['relevance', 'updated_desc', 'updated_asc', 'created_desc', 'created_asc', 'title_asc'] as const;
 const MAX_Q = 200;
@@ -13,7 +14,7 @@ const MAX_LIMIT = 100;
 const DEFAULT_LIMIT = 10;
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a date YYYY-MM-DD');
 const list = z.array(z.string().max(64)).max(50);
-const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max).openapi({ type: 'integer' });
+const int = (min: number, max: number) => decimalInt(min, max);
 
 const searchQuery = z.object({
   q: z.string().trim().min(1, 'a search text is required').max(MAX_Q),
@@ -22,7 +23,7 @@ const searchQuery = z.object({
 });
 
 const suggestQuery = z.object({
-  q: z.string().max(MAX_Q).openapi({ description: 'What has been typed so far; fewer than 2 characters give no suggestions' }),
+  q: z.string().max(MAX_Q).openapi({ description: 'What has been typed so far; suggestions start from the first character, an empty or blank q gives none' }),
   limit: int(1, 20).optional().openapi({ description: 'Default 8' }),
 });
 
@@ -65,10 +66,8 @@ const hitSchema = z.object({
 });
 const resultsSchema = z.object({ query: z.string(), hits: z.array(hitSchema), total: z.number().int(), page: z.number().int(), limit: z.number().int(), total_pages: z.number().int(), took_ms: z.number().int() });
 const queryCountSchema = z.object({ query: z.string(), count: z.number().int(), avg_results: z.number(), last_at: z.string() });
-const analyticsSchema = z.object({
-  from: z.string(),
-  to: z.string(),
-  interval: z.string(),
+/** The search analytics report's fields, served here (admins) and at /api/v1/analytics/search. */
+export const searchReportFields = {
   total_queries: z.number().int(),
   zero_result_total: z.number().int(),
   avg_latency_ms: z.number(),
@@ -76,7 +75,8 @@ const analyticsSchema = z.object({
   top_queries: z.array(queryCountSchema),
   zero_result_queries: z.array(queryCountSchema),
   volume: z.array(z.object({ period: z.string(), count: z.number().int(), zero_results: z.number().int() })),
-});
+};
+const analyticsSchema = z.object({ from: z.string(), to: z.string(), interval: z.string(), ...searchReportFields });
 
 const hitJson = (h: Hit) => ({ id: h.id, slug: h.slug, title: h.title, title_highlighted: h.titleHighlighted, snippet: h.snippet, category: h.category, tags: h.tags, score: h.score, author_id: h.authorAccountId, created_at: h.createdAt, updated_at: h.updatedAt });
 
@@ -139,7 +139,7 @@ export function searchRoutes(deps: GatewayDeps): Router {
     router,
     { method: 'get', path: '/api/v1/search/analytics', summary: 'Search analytics (admin): top queries, zero-result queries, volume over time', tags, security: 'admin', query: analyticsQuery, before: admin, responses: { 200: { description: 'The report', schema: envelope(analyticsSchema) }, ...errors } },
     async ({ query }, _req, res) => {
-      const r = await search.analytics({ actor: userOf(res).actor, from: query.from ?? '', to: query.to ?? '', interval: query.interval ?? '', limit: query.limit ?? 0 });
+      const r = await search.analytics({ actor: userOf(res).actor, from: query.from ?? '', to: query.to ?? '', interval: query.interval ?? '', limit: query.limit ?? 0, accountId: 0 });
       const counts = (list: typeof r.topQueries) => list.map((q) => ({ query: q.query, count: q.count, avg_results: q.avgResults, last_at: q.lastAt }));
       sendEnvelope(res, {
         from: r.from,

@@ -4,12 +4,16 @@ import type { UpdateStatusRequest } from '@tollgate/protos/tasks';
 import type { GatewayDeps } from '../deps';
 import { requireApiKey, type KeyPrincipal } from '../auth/api-key';
 import { httpStatusFor } from '../http/http-status';
-import type { ErrorCode } from '@tollgate/kit';
+import { AppError, type ErrorCode } from '@tollgate/kit';
 import { taskEvents } from '../sse/task-events';
+import { takeBodyError } from '../http/deferred-body';
+import { boundInstant } from './task-dates';
 import { taskJson } from './tasks-render';
 import { batchQueryBody, batchUpdateBody, listQueryBody, statusUpdate, taskErrors, taskEventSchema, taskPath, taskSchema } from './tasks-schemas';
 
 export const REPORTER_HEADER = 'x-reporter-token';
+/** Longest reporter token passed on to the tasks service (issued ones are much shorter). */
+const MAX_REPORTER_TOKEN_CHARS = 256;
 
 /** Task management calls any key of the account may make (no task kind, so no channel check). */
 const anyKey = (deps: GatewayDeps) => requireApiKey(deps, () => '', { spendsQuota: false });
@@ -20,6 +24,7 @@ function keyOrReporter(deps: GatewayDeps): RequestHandler {
   return (req, res, next) => {
     const token = req.headers[REPORTER_HEADER];
     if (typeof token === 'string' && token !== '' && !req.headers.authorization) {
+      if (token.length > MAX_REPORTER_TOKEN_CHARS) throw AppError.unauthenticated(`invalid ${REPORTER_HEADER}: longer than ${MAX_REPORTER_TOKEN_CHARS} characters`);
       res.locals.reporterToken = token;
       return next();
     }
@@ -34,7 +39,7 @@ function updateRequest(res: Response, u: z.infer<typeof statusUpdate>): UpdateSt
 }
 
 const notFound = { 404: { description: 'No such task of your account (unknown and foreign tasks alike)' } };
-const listSchema = z.object({ items: z.array(taskSchema), page: z.number().int(), page_size: z.number().int(), total: z.number().int() });
+const listSchema = z.object({ items: z.array(taskSchema), page: z.number().int(), page_size: z.number().int(), total: z.number().int().describe('Matching tasks: exact up to 1,000, PostgreSQL\'s estimate above (never below 1,001)') });
 
 /** Task query (single, batch, list, events) and status updates. */
 export function taskQueryRoutes(deps: GatewayDeps): Router {
@@ -55,7 +60,7 @@ export function taskQueryRoutes(deps: GatewayDeps): Router {
     { method: 'post', path: '/v1/task-query/list', summary: "The account's tasks, newest first, filtered", tags, security: 'apiKey', body: listQueryBody, before: [anyKey(deps)], responses: { 200: { description: 'One page', schema: listSchema }, ...taskErrors } },
     async ({ body }, _req, res) => {
       const status = body.status === undefined ? [] : Array.isArray(body.status) ? body.status : [body.status];
-      const out = await tasks.listTasks({ actor: actorOf(res), page: { page: body.page, pageSize: body.page_size }, status, kind: body.kind ?? '', appId: body.app_id ?? '', createdFrom: body.created_from ?? '', createdTo: body.created_to ?? '' });
+      const out = await tasks.listTasks({ actor: actorOf(res), page: { page: body.page, pageSize: body.page_size }, status, kind: body.kind ?? '', appId: body.app_id ?? '', createdFrom: boundInstant(body.created_from, 'from'), createdTo: boundInstant(body.created_to, 'to') });
       res.json({ items: out.items.map(taskJson), page: out.page?.page ?? body.page, page_size: out.page?.pageSize ?? body.page_size, total: out.page?.total ?? 0 });
     },
   );
@@ -66,11 +71,13 @@ export function taskQueryRoutes(deps: GatewayDeps): Router {
       res.json(taskJson(await tasks.getTask({ actor: actorOf(res), taskNumber: params.task_number })));
     },
   );
-  deps.book.add(
-    router,
-    { method: 'get', path: '/v1/task-query/:task_number/events', summary: "Server-sent events of the task's status changes until a final state", tags, security: 'apiKey', params: taskPath, before: [anyKey(deps)], responses: { 200: { description: 'text/event-stream', schema: taskEventSchema, contentType: 'text/event-stream' }, ...notFound, ...taskErrors } },
-    async ({ params }, req, res) => taskEvents(deps, actorOf(res)!, params.task_number, req, res),
-  );
+  // Mounted by hand: any task number that is not a task of the caller (malformed, NUL, too long
+  // included) is the same 404 here, as the number only ever names a subscription.
+  deps.book.document({ method: 'get', path: '/v1/task-query/:task_number/events', summary: "Server-sent events of the task's status changes until a final state", description: 'A task number that is not a task of yours, whatever its form, answers 404.', tags, security: 'apiKey', params: taskPath, responses: { 200: { description: 'text/event-stream', schema: taskEventSchema, contentType: 'text/event-stream' }, ...notFound, ...taskErrors } });
+  router.get('/v1/task-query/:task_number/events', anyKey(deps), async (req, res) => {
+    takeBodyError(res);
+    await taskEvents(deps, actorOf(res)!, String(req.params.task_number), req, res);
+  });
 
   const statusErrors = { ...notFound, 409: { description: 'Illegal transition (the detail names both states)' }, ...taskErrors };
   deps.book.add(

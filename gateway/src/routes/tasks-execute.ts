@@ -4,8 +4,6 @@ import type { ClientReadableStream } from '@grpc/grpc-js';
 import type { CompletionChunk, ExecuteRequest } from '@tollgate/protos/tasks';
 import type { GatewayDeps } from '../deps';
 import type { KeyPrincipal } from '../auth/api-key';
-import { admitExecution, settleDisconnected, settleExecution } from '../billing/admission';
-import { newTaskNumber } from '../billing/task-number';
 import { toAppError } from '../http/errors';
 import { httpStatusFor } from '../http/http-status';
 import { grpcMessages } from '../sse/grpc-stream';
@@ -25,6 +23,8 @@ export interface Execution {
   call_params?: Record<string, unknown>;
   stream: boolean;
   idempotencyKey: string;
+  /** Async only: where the final state is delivered. */
+  webhook?: string;
 }
 
 /** The `Idempotency-Key` header: absent, or 1–255 characters (422 otherwise). */
@@ -50,29 +50,11 @@ function toRequest(principal: KeyPrincipal, ex: Execution, mode: 'sync' | 'async
     taskNumber: '',
     stream: ex.stream,
     mode,
+    webhook: mode === 'async' ? (ex.webhook ?? '') : '',
+    // The tasks service admits the execution against this key (after its own checks) and settles
+    // it by the task's outcome; the gateway neither admits, settles nor refunds executions.
+    payer: { quota: principal.key.quota, rpmLimit: principal.key.rpmLimit, concurrencyLimit: principal.key.concurrencyLimit, level: principal.account.level },
   };
-}
-
-function refund(deps: GatewayDeps, taskNumber: string): void {
-  settleExecution(deps, taskNumber, 'refund').catch((err: unknown) => deps.log.warn({ err, taskNumber }, 'refund failed; billing settles from the task status or its admission sweep'));
-}
-
-/**
- * Admission after every check of the request (preflight), before the work: reserves quota, rate and
- * concurrency for a fresh task number. A call that fails refunds it; so does an Idempotency-Key race
- * that answered from an earlier task.
- */
-async function admitted<T extends { taskNumber: string }>(deps: GatewayDeps, principal: KeyPrincipal, ex: Execution, run: (taskNumber: string) => Promise<T>): Promise<T> {
-  const taskNumber = newTaskNumber();
-  await admitExecution(deps, principal, { kind: ex.kind, appId: ex.appId, taskNumber, ...(ex.max_tokens && { estimate: { outputTokens: ex.max_tokens } }) });
-  try {
-    const out = await run(taskNumber);
-    if (out.taskNumber !== taskNumber) refund(deps, taskNumber);
-    return out;
-  } catch (err) {
-    refund(deps, taskNumber);
-    throw err;
-  }
 }
 
 /** Aborted when the client goes away before the response is complete. */
@@ -84,62 +66,53 @@ function clientGone(res: Response): AbortController {
   return controller;
 }
 
-/** `stream:false`: the completion JSON. */
+/** `stream:false`: the completion JSON, from one call to the tasks service. */
 export async function executeJson(deps: GatewayDeps, principal: KeyPrincipal, ex: Execution, res: Response): Promise<void> {
-  const request = toRequest(principal, ex, 'sync');
-  const pre = await deps.upstreams.tasks.preflight(request);
   const gone = clientGone(res);
-  const completion =
-    pre.replay && pre.completion
-      ? pre.completion
-      : await admitted(deps, principal, ex, (taskNumber) => deps.upstreams.tasks.executeSync({ ...request, taskNumber }, { timeoutMs: EXECUTION_DEADLINE_MS, signal: gone.signal }));
+  const completion = await deps.upstreams.tasks.executeSync(toRequest(principal, ex, 'sync'), { timeoutMs: EXECUTION_DEADLINE_MS, signal: gone.signal });
   res.setHeader('X-Task-Number', completion.taskNumber);
   res.json(completionJson(completion));
 }
 
-/** `stream:true`: `data: <chunk>` events as the model produces them, then `data: [DONE]`. */
+const hasContent = (chunk: CompletionChunk) => chunk.choices.some((c) => c.delta?.content || c.finishReason);
+
+/**
+ * `stream:true`: `data: <chunk>` events as the model produces them, then `data: [DONE]`. The first
+ * chunks (the role chunk) are held until there is content or an end, so a failure before any
+ * content is an ordinary HTTP error (`{detail}`, Retry-After where it applies); a failure after
+ * content ends the stream with an error event.
+ */
 export async function executeStream(deps: GatewayDeps, principal: KeyPrincipal, ex: Execution, req: Request, res: Response): Promise<void> {
-  const request = toRequest(principal, ex, 'sync');
-  const pre = await deps.upstreams.tasks.preflight(request);
-  if (pre.replay && pre.completion) {
-    const c = completionJson(pre.completion);
-    res.setHeader('X-Task-Number', c.task_number);
-    const sse = openSse(req, res);
-    const { id, created, model, choices, usage, task_number: _taskNumber, object: _object, ...extra } = c;
-    const head = { id, object: 'chat.completion.chunk', created, model };
-    sse.send({ ...head, choices: [{ index: 0, delta: { role: 'assistant', content: choices[0]?.message.content ?? '' }, finish_reason: null }], ...extra });
-    sse.send({ ...head, choices: [{ index: 0, delta: {}, finish_reason: choices[0]?.finish_reason ?? 'stop' }], usage, ...extra });
-    sse.send('[DONE]');
-    return sse.end();
-  }
-
   const gone = new AbortController();
-  let delivered = false;
-  let reserved = '';
-  const messages = await admitted(deps, principal, ex, async (taskNumber) => {
-    reserved = taskNumber;
-    // The kit's promisified client type does not see through the generated overloads of a streaming method.
-    const call = deps.upstreams.tasks.executeStream({ ...request, taskNumber }, { signal: gone.signal }) as unknown as ClientReadableStream<CompletionChunk>;
-    const iterator = grpcMessages(call);
-    const first = await iterator.next();
-    if (first.done) throw new AppError('INTERNAL', 'the tasks service ended the stream without a chunk');
-    return { taskNumber: first.value.taskNumber, first: first.value, iterator };
-  });
-
-  res.setHeader('X-Task-Number', messages.taskNumber);
-  const sse = openSse(req, res);
-  sse.signal.addEventListener('abort', () => {
-    // Who left mid-stream pays for what was delivered (billing's disconnect rule), then the run stops.
-    const settled = delivered ? settleDisconnected(deps, reserved, { contentDelivered: true }).catch(() => undefined) : Promise.resolve();
-    void settled.finally(() => gone.abort());
-  });
+  const closed = () => gone.abort();
+  res.on('close', closed);
+  // The kit's promisified client type does not see through the generated overloads of a streaming method.
+  const call = deps.upstreams.tasks.executeStream(toRequest(principal, ex, 'sync'), { signal: gone.signal }) as unknown as ClientReadableStream<CompletionChunk>;
+  const iterator = grpcMessages(call);
+  const held: CompletionChunk[] = [];
   try {
-    for (let chunk = messages.first; ; ) {
-      if (chunk.choices.some((c) => c.delta?.content)) delivered = true;
-      sse.send(chunkJson(chunk));
-      const next = await messages.iterator.next();
+    for (;;) {
+      const next = await iterator.next();
       if (next.done) break;
-      chunk = next.value;
+      held.push(next.value);
+      if (hasContent(next.value)) break;
+    }
+  } catch (err) {
+    res.off('close', closed);
+    throw err;
+  }
+  if (held.length === 0) throw new AppError('INTERNAL', 'the tasks service ended the stream without a chunk');
+
+  res.setHeader('X-Task-Number', held[0].taskNumber);
+  const sse = openSse(req, res);
+  // Who leaves mid-stream stops the run; the tasks service settles it (what was delivered is paid).
+  sse.signal.addEventListener('abort', closed);
+  try {
+    for (const chunk of held) sse.send(chunkJson(chunk));
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done) break;
+      sse.send(chunkJson(next.value));
     }
     sse.send('[DONE]');
   } catch (err) {
@@ -150,10 +123,7 @@ export async function executeStream(deps: GatewayDeps, principal: KeyPrincipal, 
   sse.end();
 }
 
-/** The submission answer; the task runs on a worker. */
+/** The submission answer, from one call; the task runs on a worker. */
 export async function executeAsync(deps: GatewayDeps, principal: KeyPrincipal, ex: Execution, res: Response): Promise<void> {
-  const request = toRequest(principal, ex, 'async');
-  const pre = await deps.upstreams.tasks.preflight(request);
-  const submission = pre.replay && pre.submission ? pre.submission : await admitted(deps, principal, ex, (taskNumber) => deps.upstreams.tasks.submitAsync({ ...request, taskNumber }));
-  res.json(submissionJson(submission));
+  res.json(submissionJson(await deps.upstreams.tasks.submitAsync(toRequest(principal, ex, 'async'))));
 }

@@ -1,4 +1,4 @@
-import type { Completion, CompletionChunk, SubmitResponse, Task } from '@tollgate/protos/tasks';
+import type { Completion, CompletionChunk, SubmitResponse } from '@tollgate/protos/tasks';
 
 const usageJson = (u: Completion['usage']) => ({ prompt_tokens: u?.promptTokens ?? 0, completion_tokens: u?.completionTokens ?? 0, total_tokens: u?.totalTokens ?? 0 });
 
@@ -34,17 +34,5 @@ export const chunkJson = (c: CompletionChunk) => ({
 
 export const submissionJson = (s: SubmitResponse) => ({ detail: s.detail, task_number: s.taskNumber, status: s.status, estimated_time: s.estimatedTime, ...extraJson(s.extra) });
 
-export const taskJson = (t: Task) => ({
-  task_number: t.taskNumber,
-  status: t.status,
-  task_progress: t.taskProgress ?? null,
-  task_result: t.taskResult ?? null,
-  comments: t.comments,
-  kind: t.kind,
-  app_id: t.appId,
-  mode: t.mode,
-  created_at: t.createdAt,
-  updated_at: t.updatedAt,
-  started_at: t.startedAt || null,
-  finished_at: t.finishedAt || null,
-});
+/** The task as the API returns it (one renderer, shared with webhook deliveries). */
+export { taskJson } from '@tollgate/kit';

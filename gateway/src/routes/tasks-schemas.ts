@@ -1,7 +1,17 @@
 import { z } from 'zod';
 import { TASK_KINDS, TaskStatus } from '@tollgate/kit';
+import { createdBound } from './task-dates';
 
 const statuses = Object.values(TaskStatus) as [string, ...string[]];
+
+/** Longest app_id (path or body) and task number a client may send (docs/tasks.md, "Input limits"). */
+export const MAX_APP_ID_CHARS = 64;
+export const MAX_TASK_NUMBER_CHARS = 64;
+/** The body's api_key: a key is `ak-` + 32 characters; anything much longer is refused before it is looked at. */
+export const MAX_BODY_API_KEY_CHARS = 64;
+
+const appId = z.string().min(1).max(MAX_APP_ID_CHARS);
+const taskNumber = z.string().min(1).max(MAX_TASK_NUMBER_CHARS);
 
 export const messageSchema = z.object({
   role: z.enum(['user', 'assistant', 'system']),
@@ -15,35 +25,49 @@ export const executeBody = z.object({
   stream: z.boolean().default(false),
   temperature: z.number().min(0).max(2).optional(),
   max_tokens: z.number().int().positive().optional(),
-  app_id: z.string().optional().describe('optional; when given it must equal the path app_id'),
+  app_id: z.string().max(MAX_APP_ID_CHARS).optional().describe('optional; when given it must equal the path app_id'),
   call_params: z.record(z.string(), z.unknown()).optional(),
 });
 
-/** The spec's second variant (`POST /v1/agent/`); the conversation comes from call_params.messages or call_params.query. */
-export const agentVariantBody = z.object({
-  app_id: z.string().min(1),
-  api_key: z.string().optional().describe('used when there is no Authorization header; must match it when both are sent'),
-  wait_response: z.boolean().default(true),
-  call_params: z.record(z.string(), z.unknown()).default({}),
+/** An async submission may also name a `webhook` URL that receives the task's final state (docs/webhooks.md). */
+export const executeAsyncBody = executeBody.extend({
+  webhook: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .optional()
+    .describe("http(s) URL that receives the task's final state (task.completed|failed|cancelled), signed with the account's default webhook secret"),
 });
 
-export const appPath = z.object({ app_id: z.string().min(1).max(64) });
-export const taskPath = z.object({ task_number: z.string().min(1).max(64) });
+/**
+ * The spec's second variant (`POST /v1/agent/`): any call_params object runs. The conversation is the
+ * top-level `messages`, else call_params.messages, else call_params.query, else one user message built
+ * from the call_params (the app's input_template, or `key: value` lines); see docs/tasks.md.
+ */
+export const agentVariantBody = z.object({
+  app_id: appId,
+  api_key: z.string().max(MAX_BODY_API_KEY_CHARS).optional().describe('used when there is no Authorization header; must match it when both are sent'),
+  wait_response: z.boolean().default(true),
+  call_params: z.record(z.string(), z.unknown()).default({}),
+  messages: z.array(messageSchema).min(1).optional().describe('optional: the conversation, as on /sync'),
+});
 
-export const batchQueryBody = z.object({ task_numbers: z.array(z.string().min(1).max(64)).min(1).max(100) });
+export const appPath = z.object({ app_id: appId });
+export const taskPath = z.object({ task_number: taskNumber });
+
+export const batchQueryBody = z.object({ task_numbers: z.array(taskNumber).min(1).max(100) });
 
 export const listQueryBody = z.object({
   page: z.number().int().min(1).default(1),
   page_size: z.number().int().min(1).max(100).default(20),
   status: z.union([z.enum(statuses), z.array(z.enum(statuses))]).optional(),
   kind: z.enum(TASK_KINDS).optional(),
-  app_id: z.string().min(1).max(64).optional(),
-  created_from: z.iso.datetime({ offset: true }).optional().describe('ISO 8601, inclusive'),
-  created_to: z.iso.datetime({ offset: true }).optional().describe('ISO 8601, exclusive'),
+  app_id: appId.optional(),
+  created_from: createdBound('from'),
+  created_to: createdBound('to'),
 });
 
 export const statusUpdate = z.object({
-  task_number: z.string().min(1).max(64),
+  task_number: taskNumber,
   status: z.enum(statuses),
   task_progress: z.unknown().optional(),
   task_result: z.unknown().optional(),
@@ -101,5 +125,5 @@ export const taskErrors = {
   401: { description: 'Missing, malformed, unknown or expired API key', schema: detail },
   403: { description: 'Key or account state, permission or channel forbids this', schema: detail },
   422: { description: 'A parameter failed validation', schema: invalid },
-  429: { description: 'Rate, concurrency or quota limit', schema: detail },
+  429: { description: 'Rate, concurrency or quota limit of the key (Retry-After says when to try again)', schema: detail },
 };

@@ -2,8 +2,9 @@ import { Router, type RequestHandler } from 'express';
 import { AppError, TASK_KINDS } from '@tollgate/kit';
 import type { GatewayDeps } from '../deps';
 import { principalOf, requireApiKey } from '../auth/api-key';
+import { countExecution } from '../metrics/executions';
 import { executeAsync, executeJson, executeStream, idempotencyKeyOf } from './tasks-execute';
-import { agentVariantBody, appPath, completionSchema, executeBody, submissionSchema, taskErrors } from './tasks-schemas';
+import { agentVariantBody, appPath, completionSchema, executeAsyncBody, executeBody, submissionSchema, taskErrors } from './tasks-schemas';
 
 /**
  * The variant's body `api_key`: used as the credential when no Authorization header is sent;
@@ -27,15 +28,18 @@ const executionErrors = {
   404: { description: 'No app with this app_id for this kind (an app of another kind is the same 404)' },
   409: { description: 'Idempotency-Key reused with another body, or its first request still running or cancelled' },
   413: { description: 'Request body too large' },
-  503: { description: 'The upstream model provider failed (detail says how)' },
-  504: { description: 'The upstream model provider did not answer in time' },
+  503: {
+    description:
+      'The upstream model provider failed (detail says how), or Tollgate is at capacity (Retry-After: 1). A stream that fails before any content answers this status with {detail} instead of an event stream',
+  },
+  504: { description: 'The upstream model provider did not answer in time, or the submission outlived the gateway deadline (its task, if it came to exist, still runs and is charged by its outcome)' },
 };
 
 /** `POST /v1/<kind>/<app_id>/sync|async` for the four kinds, and the `POST /v1/agent/` variant. */
 export function taskRoutes(deps: GatewayDeps): Router {
   const router = Router();
   for (const kind of TASK_KINDS) {
-    const before = [requireApiKey(deps, () => kind)];
+    const auth = requireApiKey(deps, () => kind);
     const tags = ['Task execution'];
     deps.book.add(
       router,
@@ -48,7 +52,7 @@ export function taskRoutes(deps: GatewayDeps): Router {
         security: 'apiKey',
         params: appPath,
         body: executeBody,
-        before,
+        before: [countExecution(() => ({ kind, mode: 'sync' })), auth],
         responses: {
           200: { description: 'stream:false: the completion JSON. stream:true: text/event-stream of `data: <chat.completion.chunk>` events, then `data: [DONE]`', schema: completionSchema },
           ...executionErrors,
@@ -71,8 +75,8 @@ export function taskRoutes(deps: GatewayDeps): Router {
         tags,
         security: 'apiKey',
         params: appPath,
-        body: executeBody,
-        before,
+        body: executeAsyncBody,
+        before: [countExecution(() => ({ kind, mode: 'async' })), auth],
         responses: { 200: { description: 'Accepted (status 等待中)', schema: submissionSchema }, ...executionErrors },
       },
       async ({ params, body }, req, res) => {
@@ -88,15 +92,17 @@ export function taskRoutes(deps: GatewayDeps): Router {
       method: 'post',
       path: '/v1/agent/',
       summary: 'Run an agent app (second variant): wait_response true answers the completion, false submits it',
-      description: 'The conversation comes from call_params.messages or call_params.query. `api_key` in the body is used when no Authorization header is sent.',
+      description:
+        'Any call_params object runs. The conversation is the top-level `messages`, else call_params.messages, else call_params.query, else one user message built from call_params: ' +
+        "by the app's `input_template` setting, or as `key: value` lines (docs/tasks.md). `api_key` in the body is used when no Authorization header is sent.",
       tags: ['Task execution'],
       security: 'apiKey',
       body: agentVariantBody,
-      before: [bodyApiKey, requireApiKey(deps, () => 'agent')],
+      before: [countExecution((req) => ({ kind: 'agent', mode: (req.body as { wait_response?: unknown } | undefined)?.wait_response === false ? 'async' : 'sync' })), bodyApiKey, requireApiKey(deps, () => 'agent')],
       responses: { 200: { description: 'The completion (wait_response true) or the submission (false)', schema: completionSchema.or(submissionSchema) }, ...executionErrors },
     },
     async ({ body }, req, res) => {
-      const ex = { kind: 'agent', appId: body.app_id, messages: [], call_params: body.call_params, stream: false, idempotencyKey: idempotencyKeyOf(req) };
+      const ex = { kind: 'agent', appId: body.app_id, messages: body.messages ?? [], call_params: body.call_params, stream: false, idempotencyKey: idempotencyKeyOf(req) };
       if (body.wait_response) await executeJson(deps, principalOf(res), ex, res);
       else await executeAsync(deps, principalOf(res), ex, res);
     },

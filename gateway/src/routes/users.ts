@@ -6,6 +6,8 @@ import type { Account, Permissions } from '@tollgate/protos/keys';
 import type { GatewayDeps } from '../deps';
 import { requireUser, userOf } from '../auth/user-token';
 import { sendEnvelope } from '../http/envelope';
+import { recordActivity } from '../activity/record-activity';
+import { decimalInt } from '../http/form-numbers';
 
 /** Paging of GET /api/v1/users (documented in docs/keys.md). */
 export const USER_LIST_DEFAULT_LIMIT = 20;
@@ -31,6 +33,7 @@ const createBody = z
     level: z.enum(LEVELS).optional().openapi({ description: 'Default free' }),
     permissions: permissionsSchema.optional().openapi({ description: 'Default: all four kinds, docs read and write, not admin' }),
     valid_until: validUntil,
+    password: z.string().min(8).max(256).optional().openapi({ description: 'Console password (argon2id-hashed); without one the user signs in to the console with the user token' }),
   })
   .strict();
 
@@ -45,15 +48,15 @@ const updateBody = z
   })
   .strict();
 
-const idParams = z.object({ id: z.coerce.number().int().min(1).max(2_147_483_647).openapi({ type: 'integer' }) });
+const idParams = z.object({ id: decimalInt(1, 2_147_483_647) });
 const listQuery = z.object({
-  page: z.coerce.number().int().min(1).max(100_000).optional().openapi({ type: 'integer', description: 'Default 1' }),
-  limit: z.coerce.number().int().min(1).max(USER_LIST_MAX_LIMIT).optional().openapi({ type: 'integer', description: `Default ${USER_LIST_DEFAULT_LIMIT}, at most ${USER_LIST_MAX_LIMIT}` }),
+  page: decimalInt(1, 100_000).optional().openapi({ description: 'Default 1' }),
+  limit: decimalInt(1, USER_LIST_MAX_LIMIT).optional().openapi({ description: `Default ${USER_LIST_DEFAULT_LIMIT}, at most ${USER_LIST_MAX_LIMIT}` }),
   status: z.enum(STATUS).optional(),
   level: z.enum(LEVELS).optional(),
 });
 
-const userSchema = z.object({
+export const userSchema = z.object({
   id: z.number().int(),
   name: z.string(),
   email: z.string().nullable(),
@@ -63,10 +66,11 @@ const userSchema = z.object({
   valid_until: z.string().nullable(),
   created_at: z.string(),
   last_active_at: z.string().nullable(),
+  has_password: z.boolean().openapi({ description: 'Whether the user has a console password' }),
 });
-const envelope = (data: z.ZodType) => z.object({ code: z.number().int(), message: z.string(), data, timestamp: z.string() });
+export const envelope = (data: z.ZodType) => z.object({ code: z.number().int(), message: z.string(), data, timestamp: z.string() });
 
-function userJson(a: Account) {
+export function userJson(a: Account) {
   const p = a.permissions;
   return {
     id: a.id,
@@ -78,6 +82,7 @@ function userJson(a: Account) {
     valid_until: a.validUntil || null,
     created_at: a.createdAt,
     last_active_at: a.lastActiveAt || null,
+    has_password: a.hasPassword,
   };
 }
 
@@ -120,7 +125,7 @@ export function usersRoutes(deps: GatewayDeps): Router {
   deps.book.add(
     router,
     { method: 'post', path: '/api/v1/users', summary: 'Create a user (admin); the token is returned only here', tags, security: 'admin', body: createBody, before: admin, responses: { 201: { description: 'Created', schema: envelope(userSchema.extend({ token: z.string() })) }, 409: { description: 'Email already used' }, ...errors } },
-    async ({ body }, _req, res) => {
+    async ({ body }, req, res) => {
       const out = await keys.createAccount({
         actor: userOf(res).actor,
         name: body.name,
@@ -128,7 +133,9 @@ export function usersRoutes(deps: GatewayDeps): Router {
         level: body.level ?? 'free',
         permissions: body.permissions ? mergePermissions(DEFAULT_PERMISSIONS, body.permissions) : undefined,
         validUntil: body.valid_until ?? undefined,
+        password: body.password,
       });
+      recordActivity(deps, req, res, { type: 'user.created', target_type: 'user', target_id: out.account!.id, summary: `created user ${out.account!.id} (${out.account!.level})` });
       sendEnvelope(res, { ...userJson(out.account!), token: out.token }, { status: 201, message: 'user created; store the token now, it is not shown again' });
     },
   );
@@ -152,7 +159,7 @@ export function usersRoutes(deps: GatewayDeps): Router {
   deps.book.add(
     router,
     { method: 'put', path: '/api/v1/users/:id', summary: 'Update a user (admin: all fields; yourself: name and email)', tags, security: 'userToken', params: idParams, body: updateBody, before: anyUser, responses: { 200: { description: 'Updated', schema: envelope(userSchema) }, 404: { description: 'No such user' }, 409: { description: 'Email already used, or the bootstrap admin would be locked out' }, ...errors } },
-    async ({ params, body }, _req, res) => {
+    async ({ params, body }, req, res) => {
       const { actor } = userOf(res);
       const permissions = body.permissions && actor.isAdmin ? mergePermissions((await keys.getAccount({ actor, accountId: params.id })).permissions ?? DEFAULT_PERMISSIONS, body.permissions) : body.permissions ? DEFAULT_PERMISSIONS : undefined;
       const account = await keys.updateAccount({
@@ -165,6 +172,7 @@ export function usersRoutes(deps: GatewayDeps): Router {
         permissions,
         validUntil: body.valid_until === null ? '' : body.valid_until,
       });
+      recordActivity(deps, req, res, { type: 'user.updated', target_type: 'user', target_id: account.id, summary: `updated user ${account.id} (${Object.keys(body).join(', ') || 'no fields'})` });
       sendEnvelope(res, userJson(account), { message: 'user updated' });
     },
   );
@@ -172,9 +180,10 @@ export function usersRoutes(deps: GatewayDeps): Router {
   deps.book.add(
     router,
     { method: 'delete', path: '/api/v1/users/:id', summary: "Delete a user (admin); their token and keys stop working at once", tags, security: 'admin', params: idParams, before: admin, responses: { 200: { description: 'Deleted', schema: envelope(userSchema) }, 404: { description: 'No such user' }, 409: { description: 'The bootstrap admin cannot be deleted' }, ...errors } },
-    async ({ params }, _req, res) => {
+    async ({ params }, req, res) => {
       const account = await keys.deleteAccount({ actor: userOf(res).actor, accountId: params.id });
       deps.keyCache?.invalidate('account', account.id);
+      recordActivity(deps, req, res, { type: 'user.deleted', target_type: 'user', target_id: account.id, summary: `deleted user ${account.id}` });
       sendEnvelope(res, userJson(account), { message: 'user deleted' });
     },
   );

@@ -1,4 +1,8 @@
 import type { Request, Response } from 'express';
+import { markExecutionFailed } from '../metrics/executions';
+
+/** An event whose data is `{error: …}`: the stream reports a failure after its 200 was sent. */
+const isErrorEvent = (data: unknown): boolean => typeof data === 'object' && data !== null && 'error' in data;
 
 export interface SseStream {
   /** Writes one event (`event:` line when named) with `data` as JSON, or verbatim when a string. */
@@ -39,6 +43,7 @@ export function openSse(req: Request, res: Response, options: { heartbeatMs?: nu
   return {
     send(data, event) {
       if (closed) return;
+      if (isErrorEvent(data)) markExecutionFailed(res);
       const text = typeof data === 'string' ? data : JSON.stringify(data);
       res.write(`${event ? `event: ${event}\n` : ''}${text.split('\n').map((line) => `data: ${line}`).join('\n')}\n\n`);
     },

@@ -1,18 +1,25 @@
 import type { Request, Response } from 'express';
-import { FINAL_TASK_STATUSES, taskStatusSubject, type TaskStatus, type TaskStatusEvent } from '@tollgate/kit';
+import { AppError, FINAL_TASK_STATUSES, taskStatusSubject, type TaskStatus, type TaskStatusEvent } from '@tollgate/kit';
 import type { Actor } from '@tollgate/protos/common';
 import type { GatewayDeps } from '../deps';
 import { taskJson } from '../routes/tasks-render';
 import { openSse } from './sse-stream';
+
+/** Task numbers are `T` + digits + hex; only such a token may become part of a bus subject. */
+const SUBJECT_SAFE_TASK_NUMBER = /^[A-Za-z0-9_-]{1,64}$/;
 
 const isFinal = (status: string) => FINAL_TASK_STATUSES.includes(status as TaskStatus);
 
 /**
  * `event: status` for the task's current state, then one per change published on the bus
  * (`tasks.status.<task_number>`), ending after a final state (which carries task_result and comments).
- * The bus is watched before the state is read, so no change between the two is missed.
+ * The task is looked up first (anything that is not a task of the caller is a 404, and nothing is
+ * subscribed for it); then the bus is watched before the state is read again, so no change between
+ * the two is missed.
  */
 export async function taskEvents(deps: GatewayDeps, actor: Actor, taskNumber: string, req: Request, res: Response): Promise<void> {
+  if (!SUBJECT_SAFE_TASK_NUMBER.test(taskNumber)) throw AppError.notFound('task not found');
+  await deps.upstreams.tasks.getTask({ actor, taskNumber });
   const pending: TaskStatusEvent[] = [];
   let deliver: ((e: TaskStatusEvent) => void) | undefined;
   const watcher = await deps.bus.watch<TaskStatusEvent>(taskStatusSubject(taskNumber), (m) => (deliver ? deliver(m.data) : pending.push(m.data)));

@@ -1,0 +1,51 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import '../http/route-book';
+import type { GatewayDeps } from '../deps';
+import { requireUser, userOf } from '../auth/user-token';
+import { sessionCookie } from '../auth/session';
+import { sendEnvelope } from '../http/envelope';
+import { recordActivity } from '../activity/record-activity';
+import { envelope, userJson, userSchema } from './users';
+
+const idParams = z.object({ id: z.union([z.literal('me'), z.coerce.number().int().min(1).max(2_147_483_647)]).openapi({ description: 'A user id, or `me`' }) });
+const passwordBody = z
+  .object({
+    password: z.string().max(256).openapi({ description: '8–256 characters; an empty string removes the password' }),
+    current_password: z.string().max(256).optional().openapi({ description: 'Required when you change your own password and one is set (admins excepted)' }),
+  })
+  .strict();
+const errors = { 401: { description: 'Missing or unknown token or session' }, 403: { description: 'Not allowed' }, 404: { description: 'No such user' }, 422: { description: 'Invalid field' } };
+const tags = ['Users'];
+
+/** Token rotation and console passwords: yourself (`me`), or anyone as an admin. */
+export function credentialRoutes(deps: GatewayDeps): Router {
+  const router = Router();
+  const { keys } = deps.upstreams;
+  const before = [requireUser(deps)];
+  const target = (id: 'me' | number, accountId: number) => (id === 'me' ? accountId : id);
+
+  deps.book.add(
+    router,
+    { method: 'post', path: '/api/v1/users/:id/token', summary: 'A new user token, shown once; the old one stops working at once (yourself, or anyone as an admin)', tags, security: 'userToken', params: idParams, before, responses: { 200: { description: 'The new token', schema: envelope(userSchema.extend({ token: z.string() })) }, ...errors } },
+    async ({ params }, req, res) => {
+      const { actor } = userOf(res);
+      const out = await keys.rotateToken({ actor, accountId: target(params.id, actor.accountId) });
+      const whose = out.account!.id === actor.accountId ? 'their own user token' : `the user token of user ${out.account!.id}`;
+      recordActivity(deps, req, res, { type: 'token.rotated', target_type: 'user', target_id: out.account!.id, summary: `rotated ${whose}` });
+      sendEnvelope(res, { ...userJson(out.account!), token: out.token }, { message: 'token rotated; store it now, it is not shown again' });
+    },
+  );
+
+  deps.book.add(
+    router,
+    { method: 'put', path: '/api/v1/users/:id/password', summary: "Set or remove a console password (yourself with current_password, or anyone as an admin); the user's other sessions end", tags, security: 'userToken', params: idParams, body: passwordBody, before, responses: { 200: { description: 'The user', schema: envelope(userSchema) }, ...errors } },
+    async ({ params, body }, req, res) => {
+      const { actor } = userOf(res);
+      const account = await keys.setPassword({ actor, accountId: target(params.id, actor.accountId), password: body.password, currentPassword: body.current_password ?? '', keepSessionToken: sessionCookie(req) ?? '' });
+      recordActivity(deps, req, res, { type: body.password ? 'password.set' : 'password.removed', target_type: 'user', target_id: account.id, summary: `${body.password ? 'set' : 'removed'} the console password of user ${account.id}` });
+      sendEnvelope(res, userJson(account), { message: 'password updated' });
+    },
+  );
+  return router;
+}

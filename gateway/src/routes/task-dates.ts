@@ -1,0 +1,28 @@
+import { z } from 'zod';
+
+/** A date alone, `YYYY-MM-DD` (a day in UTC). */
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** `created_from` / `created_to` of the task list: an ISO 8601 timestamp with an offset, or a date alone (UTC). */
+export const createdBound = (edge: 'from' | 'to') =>
+  z
+    .union([z.iso.datetime({ offset: true }), z.iso.date()])
+    .optional()
+    .describe(
+      edge === 'from'
+        ? 'inclusive; an ISO 8601 timestamp, or a date YYYY-MM-DD meaning that day’s start (00:00 UTC)'
+        : 'exclusive; an ISO 8601 timestamp, or a date YYYY-MM-DD meaning the end of that day (the next day’s 00:00 UTC), so the whole day is included',
+    );
+
+/**
+ * The instant a bound stands for: a timestamp as sent; a date alone is 00:00 UTC of that day for
+ * `from`, and 00:00 UTC of the next day for `to` (exclusive, so `to` = `from` = a date lists that day).
+ * '' when absent.
+ */
+export function boundInstant(value: string | undefined, edge: 'from' | 'to'): string {
+  if (value === undefined) return '';
+  if (!DATE_ONLY.test(value)) return value;
+  const start = new Date(`${value}T00:00:00.000Z`);
+  if (edge === 'to') start.setUTCDate(start.getUTCDate() + 1);
+  return start.toISOString();
+}
