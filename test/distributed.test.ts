@@ -12,6 +12,8 @@ import { fetchTrusting } from './support/https';
 // environment variables, talking gRPC over TCP and NATS JetStream for events.
 const ROOT = resolve(__dirname, '..');
 const ADMIN_TOKEN = 'distributed-admin-token-0123456789abcdef';
+/** Replicas of the tasks service share the key that seals apps' upstream api_keys. */
+const SECRET_KEY = '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef';
 const ENTRY: Record<ServiceName | 'gateway', string> = {
   keys: 'services/keys/src/main.ts',
   billing: 'services/billing/src/main.ts',
@@ -58,13 +60,17 @@ describe('distributed mode', () => {
     if (!natsUrl) return warnNatsSkipped('distributed mode');
     const prefix = `dist${Date.now().toString(36)}`;
     const addresses: Record<string, string> = {};
+    const ports: Record<string, number> = {};
+    for (const name of SERVICE_NAMES) {
+      ports[name] = await findFreePort();
+      addresses[`${name.toUpperCase()}_GRPC_ADDR`] = `127.0.0.1:${ports[name]}`;
+    }
     for (const name of SERVICE_NAMES) {
       const url = await createTestDatabase(`dist_${name}`);
       if (!url) return;
       databases.push(url);
-      const port = await findFreePort();
-      addresses[`${name.toUpperCase()}_GRPC_ADDR`] = `127.0.0.1:${port}`;
-      start(name, { DATABASE_URL: url, GRPC_PORT: String(port), NATS_URL: natsUrl, NATS_PREFIX: prefix, TOLLGATE_ADMIN_TOKEN: ADMIN_TOKEN, TOLLGATE_DATA_DIR: tmpdir() });
+      // each service finds the ones it calls (tasks → billing, search → docs) by their addresses
+      start(name, { ...addresses, DATABASE_URL: url, GRPC_PORT: String(ports[name]), NATS_URL: natsUrl, NATS_PREFIX: prefix, TOLLGATE_ADMIN_TOKEN: ADMIN_TOKEN, TOLLGATE_DATA_DIR: tmpdir(), TOLLGATE_SECRET_KEY: SECRET_KEY });
     }
     dataDir = mkdtempSync(join(tmpdir(), 'tollgate-dist-'));
     chmodSync(dataDir, 0o755);
@@ -97,7 +103,7 @@ describe('distributed mode', () => {
     expect(ready).toBe(true);
   });
 
-  it('runs paid tasks end to end and settles them through NATS', async () => {
+  it('runs paid tasks end to end, admitted and settled by the tasks service through billing', async () => {
     if (!ready) return;
     // ready means HTTPS is up too: its certificate is on disk before /readyz answers
     const httpsFetch = fetchTrusting(readFileSync(join(dataDir, 'tls', 'gateway-cert.pem'), 'utf8'));

@@ -62,7 +62,7 @@ describe('docs API: errors and permissions', () => {
     const res = await fetch(`${t.http}/api/v1/documents`, { headers: { authorization: `Bearer ${writer.token}` } });
     const body = (await res.json()) as any;
     expect(res.status).toBe(403);
-    expect(body).toMatchObject({ code: 403, data: null });
+    expect(body).toMatchObject({ code: 403, data: {} });
     expect(body.message).toMatch(/HTTPS is required/);
   });
 

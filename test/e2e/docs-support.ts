@@ -46,5 +46,7 @@ export function expectEnvelope(r: Reply, status: number): void {
   expect(typeof r.body.message).toBe('string');
   expect(r.body.message.length).toBeGreaterThan(0);
   expect(r.body).toHaveProperty('data');
+  // data is an object on every answer: {} on an error without details
+  expect(typeof r.body.data === 'object' && r.body.data !== null && !Array.isArray(r.body.data)).toBe(true);
   expect(new Date(r.body.timestamp).toISOString()).toBe(r.body.timestamp);
 }

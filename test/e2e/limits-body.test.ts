@@ -25,7 +25,7 @@ describe('request body size limit', () => {
     const { token } = await newAccount(t, 'free');
     const res = await t.httpsFetch(`${t.https}/api/v1/users/me`, { method: 'PUT', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: big });
     expect(res.status).toBe(413);
-    expect(await res.json()).toMatchObject({ code: 413, message: 'request body exceeds the limit of 2048 bytes', data: null });
+    expect(await res.json()).toMatchObject({ code: 413, message: 'request body exceeds the limit of 2048 bytes', data: {} });
     expect(res.headers.get('x-ratelimit-limit')).toBe('1000');
   });
 

@@ -53,7 +53,7 @@ describe('docs API hourly rate limit', () => {
     expect(replies.slice(0, 3).map((r) => r.headers.get('x-ratelimit-remaining'))).toEqual(['2', '1', '0']);
     const over = replies[3];
     expectRateHeaders(over, 3, 0);
-    expect(over.body).toMatchObject({ code: 429, data: null });
+    expect(over.body).toMatchObject({ code: 429, data: {} });
     expect(over.body.message).toMatch(/rate limit exceeded: 3 requests per hour/);
     expect(typeof over.body.timestamp).toBe('string');
     const retryAfter = Number(over.headers.get('retry-after'));

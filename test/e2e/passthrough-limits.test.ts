@@ -25,20 +25,23 @@ describe('provider passthrough: access, limits and upstream failures', () => {
   const upstreamSaw = (content: string) => fake.requests.some((r) => JSON.stringify(r.body).includes(content));
 
   describe('channels', () => {
-    it('refuses a platform key on the passthrough with 403 and forwards nothing', async () => {
+    it('never forwards a platform key: its /v1/chat/completions runs apps, so a provider model name is an unknown model', async () => {
       if (!t) return;
       const r = await post(t, '/v1/chat/completions', platform.key, chat('platform tries'));
-      expect(r).toEqual({ status: 403, body: { detail: 'a platform key cannot call the provider passthrough' } });
+      expect(r.status).toBe(404);
+      expect(r.body).toMatchObject({ error: { code: 'model_not_found' }, detail: expect.stringContaining('does not exist') });
       const models = await fetch(`${t.http}/v1/models`, { headers: { authorization: `Bearer ${platform.key}` } });
-      expect(models.status).toBe(403);
+      expect(models.status).toBe(200);
+      expect(((await models.json()) as { data: Array<{ id: string }> }).data.map((m) => m.id)).not.toContain('fake-model');
       expect(upstreamSaw('platform tries')).toBe(false);
     });
 
-    it('refuses a custom-channel key on the passthrough with 403', async () => {
+    it('never forwards a custom-channel key either', async () => {
       if (!t) return;
       const custom = await accountKey(t, 'custom:agent');
       const r = await post(t, '/v1/chat/completions', custom.key, chat('custom tries'));
-      expect(r.status).toBe(403);
+      expect(r.status).toBe(404);
+      expect(upstreamSaw('custom tries')).toBe(false);
     });
 
     it('refuses a provider key on a task kind with 403, where a platform key runs', async () => {
@@ -61,7 +64,11 @@ describe('provider passthrough: access, limits and upstream failures', () => {
   describe('authentication', () => {
     it('answers 401 without a key, with a malformed key and with an unknown key', async () => {
       if (!t) return;
-      expect(await post(t, '/v1/chat/completions', undefined, chat('no key'))).toEqual({ status: 401, body: { detail: expect.stringContaining('missing Authorization header') } });
+      // Before the key is known its failure is written for OpenAI clients too: the error object beside the same detail.
+      expect(await post(t, '/v1/chat/completions', undefined, chat('no key'))).toEqual({
+        status: 401,
+        body: { error: expect.objectContaining({ code: 'invalid_api_key', message: expect.stringContaining('missing Authorization header') }), detail: expect.stringContaining('missing Authorization header') },
+      });
       expect((await post(t, '/v1/chat/completions', 'sk-not-ours', chat('bad key'))).status).toBe(401);
       expect((await post(t, '/v1/chat/completions', `ak-${'x'.repeat(32)}`, chat('unknown key'))).status).toBe(401);
       expect((await fetch(`${t.http}/v1/models`)).status).toBe(401);

@@ -122,8 +122,11 @@ describe('docs API: search', () => {
     expect(r.body.data.query).toBe('xylog');
     expect(r.body.data.suggestions).toContainEqual({ text: 'Xylograph printing basics', type: 'title', id: doc.id });
     expect(r.body.data.suggestions.filter((s: any) => s.type === 'term').map((s: any) => s.text)).toContain('xylographic');
-    const short = await call(t, 'GET', '/api/v1/search/suggest?q=x', reader.token);
-    expect(short.body.data.suggestions).toEqual([]);
+    const first = await call(t, 'GET', '/api/v1/search/suggest?q=x', reader.token);
+    expect(first.body.data.suggestions.every((s: any) => /(^|\s)x/i.test(s.text))).toBe(true);
+    expect(first.body.data.suggestions.map((s: any) => s.text)).toContain('Xylograph printing basics');
+    const blank = await call(t, 'GET', '/api/v1/search/suggest?q=%20', reader.token);
+    expect(blank.body.data.suggestions).toEqual([]);
   });
 
   it('needs docs_read to search, and admin for analytics and rebuild', async () => {

@@ -1,6 +1,7 @@
 import { TASK_KINDS } from '@tollgate/kit';
 import { startTestSystem, type TestSystem } from '../support/system';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai';
+import { settledUsedQuota, usedQuota } from './passthrough-support';
 import { TASKS_TEST_ENV, hello, newAccountWithKey, openStream, readSse, send, waitForStatus } from './tasks-support';
 
 // Synchronous execution through the gateway: completion JSON and SSE streams, the openai-compatible
@@ -10,15 +11,16 @@ describe('sync execution', () => {
   let fake: FakeOpenAi;
   let key: string;
   let token: string;
+  let keyId: number;
 
   beforeAll(async () => {
     t = await startTestSystem(TASKS_TEST_ENV);
     if (!t) return;
     fake = await startFakeOpenAi({ slowChunkMs: 30 });
-    ({ key, token } = await newAccountWithKey(t));
+    ({ key, token, keyId } = await newAccountWithKey(t));
     const app = (id: string, model: string, timeout_ms = 0) =>
       send(t!, 'POST', '/v1/apps', { key: token, body: { app_id: id, kind: 'chatbot', name: id, provider: 'openai-compatible', model, base_url: fake.baseUrl, api_key: 'sk-upstream', timeout_ms } });
-    for (const r of await Promise.all([app('up-ok', 'fake-model'), app('up-error', 'fake-error'), app('up-hang', 'fake-hang', 300), app('up-slow', 'fake-slow-stream')])) {
+    for (const r of await Promise.all([app('up-ok', 'fake-model'), app('up-error', 'fake-error'), app('up-hang', 'fake-hang', 300), app('up-slow', 'fake-slow-stream'), app('up-stream-error', 'fake-stream-error')])) {
       if (r.status !== 200) throw new Error(`app create failed: ${r.status} ${r.text}`);
     }
   });
@@ -86,27 +88,42 @@ describe('sync execution', () => {
       expect(listed.body.items[0]).toMatchObject({ status: '已报错', comments: 'upstream returned HTTP 500: the fake upstream broke' });
     });
 
-    it('reports an upstream error mid-stream as an error event instead of [DONE]', async () => {
+    it('answers a stream that fails before any content with an HTTP error status and {detail}, not an event stream', async () => {
       if (!t) return;
-      const sse = await readSse(await openStream(t, '/v1/chatbot/up-error/sync', key, { ...hello(), stream: true }));
+      const res = await openStream(t, '/v1/chatbot/up-error/sync', key, { ...hello(), stream: true });
+      expect(res.status).toBe(503);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(await res.json()).toEqual({ detail: 'upstream returned HTTP 500: the fake upstream broke', request_id: expect.any(String) });
+    });
+
+    it('ends a stream that fails after content with an error event instead of [DONE]', async () => {
+      if (!t) return;
+      const sse = await readSse(await openStream(t, '/v1/chatbot/up-stream-error/sync', key, { ...hello(), stream: true }));
       expect(sse.status).toBe(200);
       expect(sse.done).toBe(false);
-      expect(sse.json.at(-1)).toEqual({ error: { message: 'upstream returned HTTP 500: the fake upstream broke', type: 'unavailable', code: 503 } });
+      expect(sse.json[0]).toMatchObject({ choices: [{ delta: { role: 'assistant' } }] });
+      expect(sse.json.map((c) => c.choices?.[0]?.delta?.content ?? '').join('')).toBe('partial ');
+      expect(sse.json.at(-1)).toEqual({ error: { message: expect.stringMatching(/broke mid-stream/), type: 'unavailable', code: 503 } });
     });
 
     it('turns an upstream that never answers into 504 and 已报错, without hanging', async () => {
       if (!t) return;
+      const before = await usedQuota(t, { id: keyId, token, key });
       const r = await send(t, 'POST', '/v1/chatbot/up-hang/sync', { key, body: hello() });
       expect(r.status).toBe(504);
       expect(r.body.detail).toBe('upstream did not answer within 300 ms');
       const listed = await send(t, 'POST', '/v1/task-query/list', { key, body: { app_id: 'up-hang' } });
       expect(listed.body.items[0]).toMatchObject({ status: '已报错', comments: 'upstream did not answer within 300 ms' });
+      // A run that failed on the upstream's side is refunded: nothing is charged.
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await usedQuota(t, { id: keyId, token, key })).toBe(before);
     });
 
     // The upstream streams forever: chunks reaching the client at all prove they are flushed as produced.
     it('delivers chunks as produced, aborts the upstream call when the client closes the stream, and ends the task 已取消', async () => {
       if (!t) return;
       const aborted = fake.aborted;
+      const before = await usedQuota(t, { id: keyId, token, key });
       const controller = new AbortController();
       const res = await openStream(t, '/v1/chatbot/up-slow/sync', key, { ...hello(), stream: true }, controller.signal);
       const taskNumber = res.headers.get('x-task-number')!;
@@ -118,6 +135,8 @@ describe('sync execution', () => {
       await fake.waitForAborts(aborted + 1);
       const task = await waitForStatus(t, key, taskNumber, ['已取消', '已完成', '已报错']);
       expect(task.status).toBe('已取消');
+      // The client left after content was delivered: the execution is charged once (1.0 per execution).
+      expect(await settledUsedQuota(t, { id: keyId, token, key }, before + 1)).toBe(before + 1);
     });
   });
 
@@ -138,14 +157,11 @@ describe('sync execution', () => {
       expect(done.task_result.choices[0].message.content).toBe('Echo: queued');
     });
 
-    it('refuses a body api_key that differs from the Authorization header, a missing key, and a missing conversation', async () => {
+    it('refuses a body api_key that differs from the Authorization header, a missing key, and another kind’s app', async () => {
       if (!t) return;
       const other = await newAccountWithKey(t);
       expect((await send(t, 'POST', '/v1/agent/', { key, body: { app_id: 'demo-agent', api_key: other.key, call_params: { query: 'x' } } })).status).toBe(401);
       expect((await send(t, 'POST', '/v1/agent/', { body: { app_id: 'demo-agent', call_params: { query: 'x' } } })).status).toBe(401);
-      const r = await send(t, 'POST', '/v1/agent/', { key, body: { app_id: 'demo-agent', call_params: {} } });
-      expect(r.status).toBe(422);
-      expect(r.body.detail[0].loc.at(-1)).toBe('messages');
       expect((await send(t, 'POST', '/v1/agent/', { key, body: { app_id: 'demo-chatbot', call_params: { query: 'x' } } })).status).toBe(404);
     });
   });

@@ -44,7 +44,8 @@ describe('a worker killed mid-task', () => {
     const sub = await send(t, 'POST', '/v1/agent/demo-agent/async', { key: account.key, body: { messages: [{ role: 'user', content: words }], call_params: { echo_delay_ms: 300 } } });
     const n = sub.body.task_number;
 
-    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: tasksDb, GRPC_PORT: '0', TASKS_WORKERS: '1', TASKS_LEASE_MS: '1500', TASKS_POLL_MS: '100', TASKS_WORKER_ID: 'doomed-worker', TASKS_SEED_DEMO_APPS: 'false', LOG_LEVEL: 'error' };
+    const billing = t.system.services.billing.address;
+    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: tasksDb, BILLING_GRPC_ADDR: billing, GRPC_PORT: '0', TASKS_WORKERS: '1', TASKS_LEASE_MS: '1500', TASKS_POLL_MS: '100', TASKS_WORKER_ID: 'doomed-worker', TASKS_SEED_DEMO_APPS: 'false', LOG_LEVEL: 'error' };
     delete env.NATS_URL;
     // node itself with tsx's loader (not the tsx CLI, whose inner node process would survive the kill).
     child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'services', 'tasks', 'src', 'main.ts')], { cwd: ROOT, env, stdio: 'ignore' });
@@ -60,7 +61,7 @@ describe('a worker killed mid-task', () => {
 
     const finals: TaskStatusEvent[] = [];
     const watch = await t.system.bus.watch<TaskStatusEvent>(TASK_STATUS_SUBJECTS, (m) => m.data.task_number === n && m.data.status === '已完成' && finals.push(m.data));
-    const config = tasksService.loadConfig({ DATABASE_URL: tasksDb, GRPC_PORT: '0', TASKS_WORKERS: '1', TASKS_LEASE_MS: '1500', TASKS_POLL_MS: '100', TASKS_WORKER_ID: 'rescuer' });
+    const config = tasksService.loadConfig({ DATABASE_URL: tasksDb, BILLING_GRPC_ADDR: billing, GRPC_PORT: '0', TASKS_WORKERS: '1', TASKS_LEASE_MS: '1500', TASKS_POLL_MS: '100', TASKS_WORKER_ID: 'rescuer' });
     rescuer = await tasksService.start(config, { bus: t.system.bus, log: silentLogger() });
 
     const done = await waitForStatus(t, account.key, n, ['已完成', '已报错', '已取消']);

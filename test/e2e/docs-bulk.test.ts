@@ -1,0 +1,99 @@
+import { startTestSystem, type TestSystem } from '../support/system';
+import { call, docsUser, eventually, expectEnvelope } from './docs-support';
+
+// Bulk import end to end: the gateway validates each item, the docs service creates the valid
+// ones in one transaction with their events, and search indexes them from the bus.
+describe('docs API: bulk import', () => {
+  let t: TestSystem | null;
+  let writer: { id: number; token: string };
+  let reader: { id: number; token: string };
+  const bulk = (body: unknown, token = writer.token) => call(t!, 'POST', '/api/v1/documents/bulk', token, body);
+
+  beforeAll(async () => {
+    t = await startTestSystem();
+    if (!t) return;
+    writer = await docsUser(t, { docs_read: true, docs_write: true });
+    reader = await docsUser(t, { docs_read: true });
+  });
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  it('creates the valid items, refuses the others one by one, and makes the created ones searchable', async () => {
+    if (!t) return;
+    const r = await bulk({
+      documents: [
+        { title: 'Marmoset import one', content: 'marmoset body one', category: 'guides', tags: ['bulk'] },
+        { title: '', content: 'no title' },
+        { title: 'Marmoset import two', content: 'marmoset body two', slug: 'marmoset-given' },
+        'not an object',
+        { title: 'Marmoset import three', content: 'marmoset body three', slug: 'marmoset-given' },
+        { title: 'Marmoset draft', content: 'marmoset draft body', status: 'draft' },
+        { title: 'Marmoset import one', content: 'same title again', unknown: 1 },
+        { title: 'Marmoset import one', content: 'same title, own slug' },
+      ],
+    });
+    expectEnvelope(r, 200);
+    const { results } = r.body.data;
+    expect(r.body.data).toMatchObject({ created: 4, failed: 4 });
+    expect(r.body.message).toBe('4 of 8 documents created');
+    expect(results.map((x: any) => [x.index, x.status])).toEqual([
+      [0, 201],
+      [1, 422],
+      [2, 201],
+      [3, 422],
+      [4, 409],
+      [5, 201],
+      [6, 422],
+      [7, 201],
+    ]);
+    expect(results[0]).toMatchObject({ slug: 'marmoset-import-one', version: 1 });
+    expect(results[2].slug).toBe('marmoset-given');
+    expect(results[7].slug).toBe('marmoset-import-one-2');
+    expect(results[1].errors[0].loc).toEqual(['body', 'documents', '1', 'title']);
+    expect(results[3].errors[0].loc).toEqual(['body', 'documents', '3']);
+    expect(results[4].errors[0].loc).toEqual(['body', 'documents', '4', 'slug']);
+    expect(results[6].errors.map((e: any) => e.loc.join('.'))).toContain('body.documents.6');
+
+    const got = await call(t, 'GET', `/api/v1/documents/${results[0].id}`, reader.token);
+    expect(got.body.data).toMatchObject({ id: results[0].id, title: 'Marmoset import one', content: 'marmoset body one', category: 'guides', tags: ['bulk'], author_id: writer.id, status: 'published' });
+    const revisions = await call(t, 'GET', `/api/v1/documents/${results[0].id}/revisions`, reader.token);
+    expect(revisions.body.data.revisions).toHaveLength(1);
+
+    const published = [results[0].id, results[2].id, results[7].id].sort();
+    const hits = await eventually(async () => {
+      const s = await call(t!, 'GET', '/api/v1/search?q=marmoset&limit=20', reader.token);
+      const found = s.body.data.hits.map((h: any) => h.id).sort();
+      return found.length === 3 ? found : undefined;
+    }, 'the three published imports in search');
+    expect(hits).toEqual(published);
+  });
+
+  it('refuses a request that is not 1 to 1,000 documents, and needs docs_write', async () => {
+    if (!t) return;
+    const none = await bulk({ documents: [] });
+    expectEnvelope(none, 422);
+    expect(none.body.data.errors[0].loc).toEqual(['body', 'documents']);
+    const tooMany = await bulk({ documents: Array.from({ length: 1_001 }, (_, i) => ({ title: `t${i}`, content: '' })) });
+    expectEnvelope(tooMany, 422);
+    expect(tooMany.body.data.errors[0].loc).toEqual(['body', 'documents']);
+    expectEnvelope(await bulk({ documents: 'nope' }), 422);
+    expectEnvelope(await bulk({ docs: [] }), 422);
+    expectEnvelope(await bulk('{"documents": ['), 422);
+    expectEnvelope(await bulk({ documents: [{ title: 'x', content: '' }] }, reader.token), 403);
+    expectEnvelope(await bulk({ documents: [{ title: 'x', content: '' }] }, 'not-a-token'), 401);
+  });
+
+  it('takes 1,000 documents in one request', async () => {
+    if (!t) return;
+    const documents = Array.from({ length: 1_000 }, (_, i) => ({ title: `Ocelot batch ${i}`, content: `ocelot number ${i} `.repeat(20), tags: ['ocelot'] }));
+    const r = await bulk({ documents });
+    expectEnvelope(r, 200);
+    expect(r.body.data).toMatchObject({ created: 1_000, failed: 0 });
+    expect(new Set(r.body.data.results.map((x: any) => x.id)).size).toBe(1_000);
+    await eventually(async () => {
+      const s = await call(t!, 'POST', '/api/v1/search/advanced', reader.token, { query: 'ocelot', filters: { tags: ['ocelot'] }, limit: 1 });
+      return s.body.data.total === 1_000 ? true : undefined;
+    }, 'all 1,000 documents in search', 60_000);
+  });
+});
