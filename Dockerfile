@@ -23,7 +23,9 @@ COPY services/billing/package.json services/billing/
 COPY services/tasks/package.json services/tasks/
 COPY services/docs/package.json services/docs/
 COPY services/search/package.json services/search/
-# The root postinstall generates the Prisma clients offline from the schemas (scripts/gen-prisma.ts).
+COPY console/package.json console/
+# The root postinstall generates the Prisma clients offline from the schemas (scripts/gen-prisma.ts);
+# the web console is built in the build stage, once its sources are there.
 COPY scripts scripts
 COPY services/keys/prisma services/keys/prisma
 COPY services/billing/prisma services/billing/prisma
@@ -35,7 +37,7 @@ RUN pnpm install --frozen-lockfile
 # Sources on top; the generated gRPC code (protos/gen) is committed, so nothing else is generated.
 FROM deps AS build
 COPY . .
-RUN pnpm run gen:check && pnpm exec tsc -p tsconfig.json
+RUN pnpm run gen:check && pnpm exec tsc -p tsconfig.json && pnpm run build:console
 
 FROM ${NODE_IMAGE} AS runtime
 ARG TOLLGATE_SERVICE=gateway

@@ -27,7 +27,7 @@ const autocannonCli = require.resolve('autocannon/autocannon.js');
  * system under test) and returns its summary.
  */
 export function runLoad(spec: LoadSpec, onSecond?: () => void): Promise<LoadResult> {
-  const args = [autocannonCli, '--json', '--connections', String(spec.connections), '--duration', String(spec.seconds), '--method', spec.method ?? 'GET'];
+  const args = [autocannonCli, '--json', '--timeout', '60', '--connections', String(spec.connections), '--duration', String(spec.seconds), '--method', spec.method ?? 'GET'];
   for (const [k, v] of Object.entries(spec.headers ?? {})) args.push('--headers', `${k}=${v}`);
   if (spec.body !== undefined) args.push('--body', spec.body);
   args.push(spec.url);

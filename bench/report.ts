@@ -11,6 +11,9 @@ export interface Row {
   p99Ms?: number;
   failed?: number;
   note?: string;
+  /** CPU per request (or per row/task): Tollgate's process (every thread) and PostgreSQL's (every backend). */
+  tollgateCpuMs?: number;
+  postgresCpuMs?: number;
 }
 
 export interface Section {
@@ -39,12 +42,13 @@ const pad = (s: string, n: number) => (s.length >= n ? s : s + ' '.repeat(n - s.
 const lpad = (s: string, n: number) => (s.length >= n ? s : ' '.repeat(n - s.length) + s);
 const fmt = (n: number | undefined, digits = 2) => (n === undefined ? '' : Number.isInteger(n) ? n.toLocaleString('en-US') : n.toFixed(digits));
 
-/** The results as a fixed-width table, ratios against the single-client PostgreSQL insert rate. */
-export function table(sections: Section[], baseline?: number): string {
-  const header = ['section', 'setting', 'throughput', 'p50 ms', 'p99 ms', 'failed', '× pg insert (1 client)'];
+/** The results as a fixed-width table: CPU per request, and throughput as a share of the same run's PostgreSQL single-row INSERT rates. */
+export function table(sections: Section[], inserts: { one?: number; sixteen?: number }): string {
+  const header = ['section', 'setting', 'throughput', 'p50 ms', 'p99 ms', 'failed', 'Tollgate CPU ms/req', 'PG CPU ms/req', '% of INSERT/s (1 cl.)', '% of INSERT/s (16 cl.)'];
+  const pct = (n: number, base?: number) => (base ? ((100 * n) / base).toFixed(1) : '');
   const rows: string[][] = sections.flatMap((s) =>
     s.status !== 'ok'
-      ? [[s.name, `${s.status.toUpperCase()}: ${s.reason ?? ''}`, '', '', '', '', '']]
+      ? [[s.name, `${s.status.toUpperCase()}: ${s.reason ?? ''}`, '', '', '', '', '', '', '', '']]
       : s.rows.map((r) => [
           r.section,
           r.setting,
@@ -52,12 +56,32 @@ export function table(sections: Section[], baseline?: number): string {
           fmt(r.p50Ms),
           fmt(r.p99Ms),
           r.failed === undefined ? '' : fmt(r.failed),
-          baseline ? (r.throughput / baseline).toFixed(2) : '',
+          r.tollgateCpuMs === undefined ? '' : r.tollgateCpuMs.toFixed(2),
+          r.postgresCpuMs === undefined ? '' : r.postgresCpuMs.toFixed(2),
+          r.unit === 'req/s' || r.unit === 'tasks/s' ? pct(r.throughput, inserts.one) : '',
+          r.unit === 'req/s' || r.unit === 'tasks/s' ? pct(r.throughput, inserts.sixteen) : '',
         ]),
   );
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (i === 1 && r[2] === '' ? 0 : r[i].length))));
   const line = (cells: string[]) => cells.map((c, i) => (i >= 2 ? lpad(c, widths[i]) : pad(c, widths[i]))).join('  ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map((r) => (r[2] === '' && r[1].includes(':') ? `${pad(r[0], widths[0])}  ${r[1]}` : line(r)))].join('\n');
+}
+
+/** The same rows as a Markdown table (docs/benchmarks.md). */
+export function markdown(sections: Section[], inserts: { one?: number; sixteen?: number }): string {
+  const pct = (n: number, base?: number) => (base ? ((100 * n) / base).toFixed(1) : '');
+  const lines = ['| section | setting | throughput | p50 ms | p99 ms | Tollgate CPU ms/req | PG CPU ms/req | % INSERT/s 1 cl. | % INSERT/s 16 cl. |', '|---|---|---:|---:|---:|---:|---:|---:|---:|'];
+  for (const s of sections) {
+    if (s.status !== 'ok') {
+      lines.push(`| ${s.name} | ${s.status}: ${s.reason ?? ''} | | | | | | | |`);
+      continue;
+    }
+    for (const r of s.rows) {
+      const share = r.unit === 'req/s' || r.unit === 'tasks/s';
+      lines.push(`| ${r.section} | ${r.setting} | ${fmt(r.throughput)} ${r.unit} | ${fmt(r.p50Ms)} | ${fmt(r.p99Ms)} | ${r.tollgateCpuMs?.toFixed(2) ?? ''} | ${r.postgresCpuMs?.toFixed(2) ?? ''} | ${share ? pct(r.throughput, inserts.one) : ''} | ${share ? pct(r.throughput, inserts.sixteen) : ''} |`);
+    }
+  }
+  return lines.join('\n');
 }
 
 export function writeJson(path: string, data: unknown): void {

@@ -24,13 +24,16 @@ export interface BenchSystem {
   stop(): Promise<void>;
 }
 
-/** The embedded default (embedded PostgreSQL, in-process bus) in a fresh temporary data folder. */
-export async function startBenchSystem(): Promise<BenchSystem> {
+/**
+ * The embedded default as `pnpm start` runs it (embedded PostgreSQL, each service in a worker thread,
+ * the in-process bus served to them) in a fresh temporary data folder. `extraEnv`: e.g. PROVIDERS.
+ */
+export async function startBenchSystem(extraEnv: Record<string, string> = {}): Promise<BenchSystem> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-bench-'));
   chmodSync(dataDir, 0o755); // as root, the embedded PostgreSQL runs as the `postgres` user, who must reach it
-  const env = { ...UNLIMITED, TOLLGATE_ADMIN_TOKEN: BENCH_ADMIN_TOKEN, TOLLGATE_DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
+  const env = { ...UNLIMITED, DOCS_RATE_LIMIT_ENTERPRISE: '100000000', TOLLGATE_THREADS: process.env.TOLLGATE_THREADS ?? 'on', ...extraEnv, TOLLGATE_ADMIN_TOKEN: BENCH_ADMIN_TOKEN, TOLLGATE_DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
   const config = loadSystemConfig({ PORT: '0', HTTPS_PORT: '0', ...env });
-  const system = await startEmbeddedSystem({ config, log: silentLogger(), env });
+  const system = await startEmbeddedSystem({ config, log: silentLogger(), env, threads: config.TOLLGATE_THREADS === 'on' });
   const dispatcher = new Agent({ connect: { ca: system.gateway.tlsCert } });
   return {
     system,
