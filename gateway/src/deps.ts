@@ -1,10 +1,11 @@
 import type { EventBus, Logger } from '@tollgate/kit';
 import type { GatewayConfig } from './config';
 import type { RouteBook } from './http/route-book';
-import type { KeyCache } from './auth/key-cache';
+import type { AccountCache, KeyCache } from './auth/key-cache';
 import type { Upstreams } from './upstreams';
 import type { GatewayMetrics } from './metrics/gateway-metrics';
 import type { RequestRecorder } from './analytics/request-recorder';
+import type { RateCounter } from './limits/rate-counter';
 
 /** What route modules are built from. Later pieces (caches, limiters, the bus) are added here. */
 export interface GatewayDeps {
@@ -16,10 +17,14 @@ export interface GatewayDeps {
   book: RouteBook;
   /** Verified API keys, dropped on keys.changed events; absent = no caching. */
   keyCache?: KeyCache;
+  /** Accounts of user tokens (docs API, key management), dropped on keys.changed events; absent = no caching. */
+  accountCache?: AccountCache;
   /** This instance's Prometheus registry and HTTP metrics; createGatewayApp makes one when absent. */
   metrics?: GatewayMetrics;
   /** The port the HTTPS listener got (HTTPS_PORT may be 0); set once it listens. */
   httpsPort?: number;
+  /** Docs API hourly counts, coalesced per bucket; made on first use when absent. */
+  docsRateCounter?: RateCounter;
   /** Request analytics buffer; absent = requests are not recorded (e.g. an app built without a gateway). */
   recorder?: RequestRecorder;
 }

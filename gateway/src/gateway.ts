@@ -8,7 +8,7 @@ import { connectUpstreams } from './upstreams';
 import { loadTlsMaterial } from './tls';
 import type { GatewayDeps } from './deps';
 import { RouteBook } from './http/route-book';
-import { watchedKeyCache } from './auth/key-cache';
+import { watchedCaches } from './auth/key-cache';
 import { RequestRecorder } from './analytics/request-recorder';
 import { answerParserErrors } from './http/client-error';
 import { PARSER_MAX_HEADER_BYTES } from './http/header-size';
@@ -51,10 +51,10 @@ function close(server: Server): Promise<void> {
 /** Starts the HTTP and HTTPS listeners of the gateway; stop() drains them and closes the upstream channels. */
 export async function startGateway(config: GatewayConfig, log: Logger, shared: { bus: EventBus }): Promise<GatewayHandle> {
   const upstreams = connectUpstreams(config);
-  const keyCache = await watchedKeyCache(shared.bus, log);
+  const caches = await watchedCaches(shared.bus, log);
   const recorder = new RequestRecorder(upstreams.site, log.child({ component: 'request-analytics' }), { flushMs: config.ANALYTICS_FLUSH_MS, maxBuffered: config.ANALYTICS_BUFFER_MAX, batchSize: 5_000 });
   recorder.start();
-  const deps: GatewayDeps = { config, log, upstreams, bus: shared.bus, book: new RouteBook(), keyCache: keyCache.cache, recorder };
+  const deps: GatewayDeps = { config, log, upstreams, bus: shared.bus, book: new RouteBook(), keyCache: caches.keys, accountCache: caches.accounts, recorder };
   const app = createGatewayApp(deps);
   const displayHost = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST;
 
@@ -84,7 +84,7 @@ export async function startGateway(config: GatewayConfig, log: Logger, shared: {
     deps,
     stop: async () => {
       await Promise.all(servers.map(close));
-      await keyCache.stop();
+      await caches.stop();
       await recorder.stop();
       upstreams.close();
     },

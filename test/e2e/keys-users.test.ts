@@ -175,4 +175,32 @@ describe('users API', () => {
       expect((await api(t, 'GET', '/api/v1/users/me', u.token)).status).toBe(403);
     });
   });
+
+  describe('cached user tokens follow every change on the next request', () => {
+    it('disable, re-enable, permission changes, token rotation and deletion take effect at once', async () => {
+      if (!t) return;
+      const u = await newUser(t);
+      const me = () => api(t!, 'GET', '/api/v1/users/me', u.token);
+      expect((await me()).status).toBe(200);
+      expect((await me()).status).toBe(200);
+      expect(t.system.gateway.deps.accountCache!.size).toBeGreaterThan(0);
+
+      await api(t, 'PUT', `/api/v1/users/${u.id}`, t.adminToken, { status: '禁用' });
+      expect((await me()).status).toBe(403);
+      await api(t, 'PUT', `/api/v1/users/${u.id}`, t.adminToken, { status: '启用' });
+      expect((await me()).status).toBe(200);
+
+      expect((await api(t, 'GET', '/api/v1/documents', u.token)).status).toBe(200);
+      await api(t, 'PUT', `/api/v1/users/${u.id}`, t.adminToken, { permissions: { docs_read: false } });
+      expect((await api(t, 'GET', '/api/v1/documents', u.token)).status).toBe(403);
+
+      const rotated = await api(t, 'POST', `/api/v1/users/${u.id}/token`, u.token);
+      expect(rotated.status).toBe(200);
+      expect((await me()).status).toBe(401);
+      expect((await api(t, 'GET', '/api/v1/users/me', rotated.body.data.token)).status).toBe(200);
+
+      await api(t, 'DELETE', `/api/v1/users/${u.id}`, t.adminToken);
+      expect((await api(t, 'GET', '/api/v1/users/me', rotated.body.data.token)).status).toBe(401);
+    });
+  });
 });

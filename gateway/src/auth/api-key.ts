@@ -15,28 +15,9 @@ export interface KeyPrincipal {
   account: Account;
 }
 
-/** Lookups under way, by key hash and kind: a burst of calls with a key not yet cached asks the keys service once. */
-const lookups = new WeakMap<GatewayDeps, Map<string, Promise<AuthenticateKeyResponse>>>();
-
 async function verified(deps: GatewayDeps, rawKey: string, kind: string): Promise<AuthenticateKeyResponse> {
-  const hash = sha256Hex(rawKey);
-  const cached = deps.keyCache?.get(hash, kind);
-  if (cached) return cached;
-  let pending = lookups.get(deps);
-  if (!pending) lookups.set(deps, (pending = new Map()));
-  const id = `${hash}:${kind}`;
-  const inFlight = pending.get(id);
-  if (inFlight) return inFlight;
-  const version = deps.keyCache?.version ?? 0;
-  const lookup = deps.upstreams.keys
-    .authenticateKey({ key: rawKey, kind })
-    .then((answer) => {
-      deps.keyCache?.set(hash, kind, answer, version);
-      return answer;
-    })
-    .finally(() => pending.delete(id));
-  pending.set(id, lookup);
-  return lookup;
+  const ask = () => deps.upstreams.keys.authenticateKey({ key: rawKey, kind });
+  return deps.keyCache ? deps.keyCache.through(`${sha256Hex(rawKey)}:${kind}`, ask) : ask();
 }
 
 /**

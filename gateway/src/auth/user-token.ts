@@ -4,6 +4,7 @@ import type { Actor } from '@tollgate/protos/common';
 import type { Account } from '@tollgate/protos/keys';
 import type { GatewayDeps } from '../deps';
 import { bearerCredential } from './bearer';
+import { sha256Hex } from './secrets';
 import { checkCsrf, sessionCookie } from './session';
 
 /** A caller authenticated by their user token (docs API Bearer, or the key-management `token` field). */
@@ -19,7 +20,8 @@ export const MAX_USER_TOKEN_CHARS = 512;
 
 async function authenticateUser(deps: GatewayDeps, token: string): Promise<UserPrincipal> {
   if (token.length > MAX_USER_TOKEN_CHARS) throw AppError.unauthenticated(`invalid token: longer than ${MAX_USER_TOKEN_CHARS} characters`);
-  const account = await deps.upstreams.keys.authenticateUser({ token });
+  const ask = () => deps.upstreams.keys.authenticateUser({ token });
+  const account = await (deps.accountCache ? deps.accountCache.through(sha256Hex(token), ask) : ask());
   return { actor: { accountId: account.id, isAdmin: account.permissions?.admin === true, apiKeyId: 0 }, account };
 }
 

@@ -1,3 +1,4 @@
+import { forgetAccount } from '../auth/key-cache';
 import { Router } from 'express';
 import { z } from 'zod';
 import '../http/route-book';
@@ -31,6 +32,7 @@ export function credentialRoutes(deps: GatewayDeps): Router {
     async ({ params }, req, res) => {
       const { actor } = userOf(res);
       const out = await keys.rotateToken({ actor, accountId: target(params.id, actor.accountId) });
+      forgetAccount(deps, out.account!.id);
       const whose = out.account!.id === actor.accountId ? 'their own user token' : `the user token of user ${out.account!.id}`;
       recordActivity(deps, req, res, { type: 'token.rotated', target_type: 'user', target_id: out.account!.id, summary: `rotated ${whose}` });
       sendEnvelope(res, { ...userJson(out.account!), token: out.token }, { message: 'token rotated; store it now, it is not shown again' });

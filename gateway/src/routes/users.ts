@@ -1,3 +1,4 @@
+import { forgetAccount } from '../auth/key-cache';
 import { Router } from 'express';
 import { z } from 'zod';
 import '../http/route-book';
@@ -172,6 +173,7 @@ export function usersRoutes(deps: GatewayDeps): Router {
         permissions,
         validUntil: body.valid_until === null ? '' : body.valid_until,
       });
+      forgetAccount(deps, account.id);
       recordActivity(deps, req, res, { type: 'user.updated', target_type: 'user', target_id: account.id, summary: `updated user ${account.id} (${Object.keys(body).join(', ') || 'no fields'})` });
       sendEnvelope(res, userJson(account), { message: 'user updated' });
     },
@@ -182,7 +184,7 @@ export function usersRoutes(deps: GatewayDeps): Router {
     { method: 'delete', path: '/api/v1/users/:id', summary: "Delete a user (admin); their token and keys stop working at once", tags, security: 'admin', params: idParams, before: admin, responses: { 200: { description: 'Deleted', schema: envelope(userSchema) }, 404: { description: 'No such user' }, 409: { description: 'The bootstrap admin cannot be deleted' }, ...errors } },
     async ({ params }, req, res) => {
       const account = await keys.deleteAccount({ actor: userOf(res).actor, accountId: params.id });
-      deps.keyCache?.invalidate('account', account.id);
+      forgetAccount(deps, account.id);
       recordActivity(deps, req, res, { type: 'user.deleted', target_type: 'user', target_id: account.id, summary: `deleted user ${account.id}` });
       sendEnvelope(res, userJson(account), { message: 'user deleted' });
     },
