@@ -61,6 +61,24 @@ describe('docs API hourly rate limit', () => {
     expect(retryAfter).toBeLessThanOrEqual(3600);
   });
 
+  it('a burst of one account across two replicas admits exactly its tier, each allowed request with its own remaining count', async () => {
+    if (!t) return;
+    const { token } = await newAccount(t, 'enterprise');
+    const replies = await Promise.all(
+      Array.from({ length: 24 }, async (_, i) => {
+        const r = small[i % 2];
+        const res = await r.httpsFetch(`${r.https}/api/v1/users/me`, { headers: { authorization: `Bearer ${token}` } });
+        await res.arrayBuffer();
+        return { status: res.status, remaining: res.headers.get('x-ratelimit-remaining'), limit: res.headers.get('x-ratelimit-limit') };
+      }),
+    );
+    expect(replies.filter((r) => r.status === 200)).toHaveLength(5);
+    expect(replies.filter((r) => r.status === 429)).toHaveLength(19);
+    expect(replies.filter((r) => r.status === 200).map((r) => r.remaining).sort()).toEqual(['0', '1', '2', '3', '4']);
+    for (const r of replies) expect(r.limit).toBe('5');
+    for (const r of replies.filter((x) => x.status === 429)) expect(r.remaining).toBe('0');
+  });
+
   it('keeps separate counts per token: one exhausted account does not limit another', async () => {
     if (!t) return;
     const a = await newAccount(t, 'pro');

@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'exp
 import { AppError, ErrorCode, isAppError } from '@tollgate/kit';
 import type { GatewayDeps } from '../deps';
 import type { UserPrincipal } from '../auth/user-token';
+import { RateCounter } from './rate-counter';
 
 export const DOCS_RATE_WINDOW_SECONDS = 3_600;
 
@@ -13,12 +14,17 @@ export function docsHourlyLimit(deps: GatewayDeps, level: string): number {
   return level === 'enterprise' ? DOCS_RATE_LIMIT_ENTERPRISE : level === 'pro' ? DOCS_RATE_LIMIT_PRO : DOCS_RATE_LIMIT_FREE;
 }
 
+/** The gateway's counter of docs requests (made on first use when the deps have none). */
+function counterOf(deps: GatewayDeps): RateCounter {
+  return (deps.docsRateCounter ??= new RateCounter((r) => deps.upstreams.billing.hitRateLimit(r), DOCS_RATE_WINDOW_SECONDS));
+}
+
 /** Counts the request in its bucket (in billing, shared by every replica), sets the headers, and returns the 429 to send, if any. */
 async function count(deps: GatewayDeps, req: Request, res: Response): Promise<AppError | undefined> {
   const user = res.locals.user as UserPrincipal | undefined;
   const bucket = user ? `docs:account:${user.account.id}` : `docs:ip:${req.ip ?? 'unknown'}`;
   const limit = docsHourlyLimit(deps, user?.account.level ?? 'free');
-  const r = await deps.upstreams.billing.hitRateLimit({ bucket, limit, windowSeconds: DOCS_RATE_WINDOW_SECONDS });
+  const r = await counterOf(deps).hit(bucket, limit);
   res.setHeader(LIMIT_HEADER, String(r.limit));
   res.setHeader('X-RateLimit-Remaining', String(r.remaining));
   res.setHeader('X-RateLimit-Reset', String(r.reset));
@@ -38,7 +44,7 @@ async function count(deps: GatewayDeps, req: Request, res: Response): Promise<Ap
 export async function refusedRequestRateHeaders(deps: GatewayDeps, address: string): Promise<Record<string, string>> {
   try {
     const limit = docsHourlyLimit(deps, 'free');
-    const r = await deps.upstreams.billing.hitRateLimit({ bucket: `docs:ip:${address}`, limit, windowSeconds: DOCS_RATE_WINDOW_SECONDS }, { timeoutMs: 2_000 });
+    const r = await counterOf(deps).hit(`docs:ip:${address}`, limit);
     return { [LIMIT_HEADER]: String(r.limit), 'X-RateLimit-Remaining': String(r.remaining), 'X-RateLimit-Reset': String(r.reset) };
   } catch {
     return {};

@@ -29,7 +29,7 @@ export const billingService: ServiceModule<BillingConfig> = {
           admissions: new AdmissionRepo(db, hot),
           prices: new PriceCache(new PriceRepo(db), config.priceCacheMs),
           ledger: new LedgerRepo(db),
-          rates: new RateRepo(db),
+          rates: new RateRepo(db, hot),
           limits: config.limits,
           freezeGraceSeconds: config.billFreezeGraceSeconds,
         };

@@ -1,16 +1,21 @@
+import type { HotQueryable } from '@tollgate/kit';
 import type { BillingDb } from '../db';
 
-/** Fixed-window counters shared by every gateway replica. */
 export class RateRepo {
-  constructor(private readonly db: BillingDb) {}
+  constructor(
+    private readonly db: BillingDb,
+    private readonly hot: HotQueryable,
+  ) {}
 
-  /** Counts one request in the bucket's current window; returns the count so far and the window's end. */
-  async hit(bucket: string, windowSeconds: number): Promise<{ count: number; resetAt: number }> {
-    const rows = await this.db.$queryRaw<Array<{ count: number; reset_at: number }>>`
-      INSERT INTO rate_windows (bucket, window_start, count)
-      VALUES (${bucket}, to_timestamp(floor(extract(epoch FROM now()) / ${windowSeconds}::int) * ${windowSeconds}::int), 1)
-      ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_windows.count + 1
-      RETURNING count, (extract(epoch FROM window_start)::bigint + ${windowSeconds}::int) AS reset_at`;
+  /** Counts `hits` requests in the bucket's current window (one statement); returns the count so far and the window's end. */
+  async hit(bucket: string, windowSeconds: number, hits: number): Promise<{ count: number; resetAt: number }> {
+    const { rows } = await this.hot.query<{ count: number; reset_at: string }>(
+      `INSERT INTO rate_windows (bucket, window_start, count)
+       VALUES ($1, to_timestamp(floor(extract(epoch FROM now()) / $2::int) * $2::int), $3)
+       ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_windows.count + excluded.count
+       RETURNING count, (extract(epoch FROM window_start)::bigint + $2::int) AS reset_at`,
+      [bucket, windowSeconds, hits],
+    );
     return { count: rows[0].count, resetAt: Number(rows[0].reset_at) };
   }
 

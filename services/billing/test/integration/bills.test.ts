@@ -148,12 +148,24 @@ describe('Prices, bills and usage', () => {
 
   it('counts docs-API requests per fixed hourly window across callers', async () => {
     if (!b) return;
-    const hits = await Promise.all(Array.from({ length: 5 }, () => b!.client.hitRateLimit({ bucket: 'docs:test', limit: 3, windowSeconds: 3600 })));
+    const hits = await Promise.all(Array.from({ length: 5 }, () => b!.client.hitRateLimit({ bucket: 'docs:test', limit: 3, windowSeconds: 3600, hits: 1 })));
     expect(hits.filter((h) => h.allowed)).toHaveLength(3);
     expect(hits.map((h) => h.remaining).sort()).toEqual([0, 0, 0, 1, 2]);
     const nextHour = Math.floor(Date.now() / 3_600_000 + 1) * 3600;
     for (const h of hits) expect([nextHour, nextHour + 3600]).toContain(h.reset);
-    expect((await rejection(b.client.hitRateLimit({ bucket: '', limit: 3, windowSeconds: 3600 }))).code).toBe(ErrorCode.InvalidArgument);
-    expect((await rejection(b.client.hitRateLimit({ bucket: 'x', limit: 0, windowSeconds: 3600 }))).code).toBe(ErrorCode.InvalidArgument);
+    expect((await rejection(b.client.hitRateLimit({ bucket: '', limit: 3, windowSeconds: 3600, hits: 1 }))).code).toBe(ErrorCode.InvalidArgument);
+    expect((await rejection(b.client.hitRateLimit({ bucket: 'x', limit: 0, windowSeconds: 3600, hits: 1 }))).code).toBe(ErrorCode.InvalidArgument);
+  });
+
+  it('counts several hits in one call and says where the window stands after them', async () => {
+    if (!b) return;
+    const first = await b.client.hitRateLimit({ bucket: 'docs:batch', limit: 10, windowSeconds: 3600, hits: 4 });
+    expect(first).toMatchObject({ allowed: true, count: 4, remaining: 6 });
+    const second = await b.client.hitRateLimit({ bucket: 'docs:batch', limit: 10, windowSeconds: 3600, hits: 7 });
+    expect(second).toMatchObject({ allowed: false, count: 11, remaining: 0 });
+    const single = await b.client.hitRateLimit({ bucket: 'docs:batch', limit: 10, windowSeconds: 3600, hits: 1 });
+    expect(single.count).toBe(12);
+    expect((await rejection(b.client.hitRateLimit({ bucket: 'docs:batch', limit: 10, windowSeconds: 3600, hits: -2 }))).code).toBe(ErrorCode.InvalidArgument);
+    expect((await rejection(b.client.hitRateLimit({ bucket: 'docs:batch', limit: 10, windowSeconds: 3600, hits: 1_000_000 }))).code).toBe(ErrorCode.InvalidArgument);
   });
 });

@@ -148,7 +148,7 @@ async function startBillingSweep(b: BillingHarness): Promise<number> {
   const db = createBillingDb(b.url);
   const hot = new HotPool(b.url, { max: 1, maxWaiting: 10 });
   try {
-    return await expireAdmissions({ admissions: new AdmissionRepo(db, hot), rates: new RateRepo(db), log: silentLogger() }, 3600);
+    return await expireAdmissions({ admissions: new AdmissionRepo(db, hot), rates: new RateRepo(db, hot), log: silentLogger() }, 3600);
   } finally {
     await hot.end();
     await db.$disconnect();

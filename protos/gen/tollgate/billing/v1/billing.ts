@@ -207,6 +207,11 @@ export interface HitRateLimitRequest {
   bucket: string;
   limit: number;
   windowSeconds: number;
+  /**
+   * Requests counted by this call (0 = 1): a gateway sends the requests of one bucket that arrived
+   * while its previous call was under way as one call.
+   */
+  hits: number;
 }
 
 export interface HitRateLimitResponse {
@@ -215,6 +220,8 @@ export interface HitRateLimitResponse {
   remaining: number;
   /** Unix seconds when the window resets. */
   reset: number;
+  /** The window's count after this call's hits (allowed/remaining describe the last of them). */
+  count: number;
 }
 
 function createBaseAdmitRequest(): AdmitRequest {
@@ -2907,7 +2914,7 @@ export const Bill: MessageFns<Bill> = {
 };
 
 function createBaseHitRateLimitRequest(): HitRateLimitRequest {
-  return { bucket: "", limit: 0, windowSeconds: 0 };
+  return { bucket: "", limit: 0, windowSeconds: 0, hits: 0 };
 }
 
 export const HitRateLimitRequest: MessageFns<HitRateLimitRequest> = {
@@ -2920,6 +2927,9 @@ export const HitRateLimitRequest: MessageFns<HitRateLimitRequest> = {
     }
     if (message.windowSeconds !== 0) {
       writer.uint32(24).int32(message.windowSeconds);
+    }
+    if (message.hits !== 0) {
+      writer.uint32(32).int32(message.hits);
     }
     return writer;
   },
@@ -2961,6 +2971,14 @@ export const HitRateLimitRequest: MessageFns<HitRateLimitRequest> = {
             message.windowSeconds = reader.int32();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.hits = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2982,6 +3000,7 @@ export const HitRateLimitRequest: MessageFns<HitRateLimitRequest> = {
         : isSet(object.window_seconds)
         ? globalThis.Number(object.window_seconds)
         : 0,
+      hits: isSet(object.hits) ? globalThis.Number(object.hits) : 0,
     };
   },
 
@@ -2996,6 +3015,9 @@ export const HitRateLimitRequest: MessageFns<HitRateLimitRequest> = {
     if (message.windowSeconds !== 0) {
       obj.windowSeconds = Math.round(message.windowSeconds);
     }
+    if (message.hits !== 0) {
+      obj.hits = Math.round(message.hits);
+    }
     return obj;
   },
 
@@ -3007,12 +3029,13 @@ export const HitRateLimitRequest: MessageFns<HitRateLimitRequest> = {
     message.bucket = object.bucket ?? "";
     message.limit = object.limit ?? 0;
     message.windowSeconds = object.windowSeconds ?? 0;
+    message.hits = object.hits ?? 0;
     return message;
   },
 };
 
 function createBaseHitRateLimitResponse(): HitRateLimitResponse {
-  return { allowed: false, limit: 0, remaining: 0, reset: 0 };
+  return { allowed: false, limit: 0, remaining: 0, reset: 0, count: 0 };
 }
 
 export const HitRateLimitResponse: MessageFns<HitRateLimitResponse> = {
@@ -3028,6 +3051,9 @@ export const HitRateLimitResponse: MessageFns<HitRateLimitResponse> = {
     }
     if (message.reset !== 0) {
       writer.uint32(32).int64(message.reset);
+    }
+    if (message.count !== 0) {
+      writer.uint32(40).int32(message.count);
     }
     return writer;
   },
@@ -3077,6 +3103,14 @@ export const HitRateLimitResponse: MessageFns<HitRateLimitResponse> = {
             message.reset = longToNumber(reader.int64());
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.count = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3095,6 +3129,7 @@ export const HitRateLimitResponse: MessageFns<HitRateLimitResponse> = {
       limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
       remaining: isSet(object.remaining) ? globalThis.Number(object.remaining) : 0,
       reset: isSet(object.reset) ? globalThis.Number(object.reset) : 0,
+      count: isSet(object.count) ? globalThis.Number(object.count) : 0,
     };
   },
 
@@ -3112,6 +3147,9 @@ export const HitRateLimitResponse: MessageFns<HitRateLimitResponse> = {
     if (message.reset !== 0) {
       obj.reset = Math.round(message.reset);
     }
+    if (message.count !== 0) {
+      obj.count = Math.round(message.count);
+    }
     return obj;
   },
 
@@ -3124,6 +3162,7 @@ export const HitRateLimitResponse: MessageFns<HitRateLimitResponse> = {
     message.limit = object.limit ?? 0;
     message.remaining = object.remaining ?? 0;
     message.reset = object.reset ?? 0;
+    message.count = object.count ?? 0;
     return message;
   },
 };
