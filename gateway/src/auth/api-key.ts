@@ -6,7 +6,7 @@ import type { GatewayDeps } from '../deps';
 import { bearerCredential } from './bearer';
 import { fromMicros, toMicros } from './decimal';
 import { API_KEY_FORMAT, sha256Hex, time14Ms } from './secrets';
-import { usedQuotaOf } from './usage';
+import { usedQuotaOfKey } from './usage';
 
 /** Who a task request runs as, once its API key passed every check. `key.usedQuota` is set when the key has a quota. */
 export interface KeyPrincipal {
@@ -52,7 +52,7 @@ export async function authenticateApiKey(deps: GatewayDeps, rawKey: string | und
 
   let usedQuota = '';
   if (key.quota !== '' && options.spendsQuota !== false) {
-    usedQuota = (await usedQuotaOf(deps, [key.id])).get(key.id) ?? '0';
+    usedQuota = await usedQuotaOfKey(deps, key.id);
     const remaining = toMicros(key.quota) - toMicros(usedQuota);
     if (remaining <= 0n) {
       throw AppError.exhausted(`insufficient quota: this API key's quota of ${key.quota} is used up (used ${fromMicros(toMicros(usedQuota))})`, {
