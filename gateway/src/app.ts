@@ -30,7 +30,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
       genReqId: (req) => (req as { id?: string }).id ?? 'unknown',
       quietReqLogger: true,
       customAttributeKeys: { reqId: 'requestId' },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'debug' : 'info'),
+      customLogLevel: (_req, res, err) => (res.statusCode === 503 && res.getHeader('retry-after') !== undefined ? 'warn' : err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'debug' : 'info'),
       autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics' },
     }),
   );

@@ -46,7 +46,9 @@ export function sendError(res: Response, err: unknown, shape?: ErrorBodyShape): 
   const appError = toAppError(err);
   const status = httpStatusFor[appError.code];
   const requestId = res.getHeader('x-request-id');
-  if (status >= 500) res.log?.error({ err: (appError.cause as Error) ?? appError }, 'request failed');
+  // A refusal under load (503 with Retry-After) is back-pressure working, not a fault: no stack.
+  if (status === 503 && appError.details.retryAfterSeconds !== undefined) res.log?.warn({ code: appError.code, msg: appError.message }, 'request shed');
+  else if (status >= 500) res.log?.error({ err: (appError.cause as Error) ?? appError }, 'request failed');
   else res.log?.debug({ code: appError.code, msg: appError.message }, 'request rejected');
   if (appError.details.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(appError.details.retryAfterSeconds))));
   if (res.headersSent) return void res.end();
