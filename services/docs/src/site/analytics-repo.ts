@@ -9,12 +9,27 @@ export interface Range {
   to: Date;
 }
 
+/**
+ * request_rollups keeps, per period, account and endpoint group, one row per status class with
+ * its count, and one row for all statuses together (status_class 0) with the count and the
+ * latency histogram: a performance report reads one histogram per point.
+ */
+export const ALL_STATUSES = 0;
+
 export interface RequestCell {
-  period: Date;
+  periodMs: number;
   group: string;
   statusClass: number;
   count: number;
-  /** latency[i]: requests in latency bucket i (empty when not asked for). */
+}
+
+export interface PerformanceCell {
+  periodMs: number;
+  group: string;
+  requests: number;
+  serverErrors: number;
+  clientErrors: number;
+  /** latency[i]: requests in latency bucket i. */
   latency: number[];
 }
 
@@ -28,6 +43,8 @@ export interface PeriodCount {
 const FROM = `($3::timestamptz AT TIME ZONE 'UTC')`;
 const TO = `($4::timestamptz AT TIME ZONE 'UTC')`;
 const PERIOD = `(period_start AT TIME ZONE 'UTC') AS period`;
+/** The period as epoch ms (a float8 is parsed far more cheaply than a timestamp). */
+const PERIOD_MS = `(extract(epoch FROM period_start) * 1000)::float8 AS period_ms`;
 
 /**
  * Reads of the rollups only (never the raw measurements), with plain `pg`: a 90-day report returns
@@ -36,16 +53,39 @@ const PERIOD = `(period_start AT TIME ZONE 'UTC') AS period`;
 export class AnalyticsRepo {
   constructor(private readonly pool: Pool) {}
 
-  /** The rollup rows of one account (0 = everyone) over the range: already one per period, group and status class. */
-  async requestCells(r: Range, withLatency: boolean): Promise<RequestCell[]> {
-    // the histogram as 'n,n,n' text: splitting it is several times cheaper than pg's generic array parser
-    const { rows } = await this.pool.query<{ period: Date; group: string; status_class: number; count: number; latency: string | null }>(
-      `SELECT ${PERIOD}, "group", status_class, count${withLatency ? ", array_to_string(latency, ',') AS latency" : ''} FROM request_rollups
-       WHERE period_kind = $1 AND account_id = $2 AND period_start >= ${FROM} AND period_start < ${TO}
+  /** Requests per period, group and status class of one account (0 = everyone) over the range. */
+  async requestCells(r: Range): Promise<RequestCell[]> {
+    const { rows } = await this.pool.query<{ period_ms: number; group: string; status_class: number; count: number }>(
+      `SELECT ${PERIOD_MS}, "group", status_class, count FROM request_rollups
+       WHERE period_kind = $1 AND account_id = $2 AND period_start >= ${FROM} AND period_start < ${TO} AND status_class <> ${ALL_STATUSES}
        ORDER BY period_start`,
       [r.kind, r.accountId, r.from.toISOString(), r.to.toISOString()],
     );
-    return rows.map((x) => ({ period: x.period, group: x.group, statusClass: x.status_class, count: x.count, latency: x.latency ? x.latency.split(',').map(Number) : [] }));
+    return rows.map((x) => ({ periodMs: x.period_ms, group: x.group, statusClass: x.status_class, count: x.count }));
+  }
+
+  /** Per period and group: requests, 5xx and 4xx counts and the latency histogram, one row each. */
+  async performanceCells(r: Range): Promise<PerformanceCell[]> {
+    // the histogram as 'n,n,n' text: splitting it is several times cheaper than pg's generic array parser
+    const { rows } = await this.pool.query<{ period_ms: number; group: string; requests: number; server_errors: number; client_errors: number; latency: string | null }>(
+      `SELECT ${PERIOD_MS}, "group",
+              coalesce(sum(count) FILTER (WHERE status_class = ${ALL_STATUSES}), 0)::int AS requests,
+              coalesce(sum(count) FILTER (WHERE status_class = 5), 0)::int AS server_errors,
+              coalesce(sum(count) FILTER (WHERE status_class = 4), 0)::int AS client_errors,
+              max(array_to_string(latency, ',')) FILTER (WHERE status_class = ${ALL_STATUSES}) AS latency
+       FROM request_rollups
+       WHERE period_kind = $1 AND account_id = $2 AND period_start >= ${FROM} AND period_start < ${TO}
+       GROUP BY period_start, "group" ORDER BY period_start, "group"`,
+      [r.kind, r.accountId, r.from.toISOString(), r.to.toISOString()],
+    );
+    return rows.map((x) => ({
+      periodMs: x.period_ms,
+      group: x.group,
+      requests: x.requests,
+      serverErrors: x.server_errors,
+      clientErrors: x.client_errors,
+      latency: x.latency ? x.latency.split(',').map(Number) : [],
+    }));
   }
 
   /** Sum of a metric per period and dim (or per period only, dim '', with byDim false), for one account or everyone. */

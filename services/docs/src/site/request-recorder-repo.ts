@@ -1,6 +1,7 @@
 import type { DocsDb } from '../db';
 import { addEventCounts, periodsOf, type EventCount, type PeriodKind } from './rollups';
 import { latencyBucket } from './latency-buckets';
+import { ALL_STATUSES } from './analytics-repo';
 
 export interface RequestMeasure {
   atMs: number;
@@ -35,12 +36,15 @@ export class RequestRecorderRepo {
         const bucket = latencyBucket(r.latencyMs);
         for (const p of periodsOf(r.atMs)) {
           for (const account of r.accountId > 0 ? [0, r.accountId] : [0]) {
-            const key = `${p.kind}|${account}|${p.start}|${r.group}|${statusClass}`;
-            let row = sums.get(key);
-            if (!row) sums.set(key, (row = { kind: p.kind, account, start: p.start, group: r.group, statusClass, count: 0, hist: [] }));
-            row.count++;
-            for (let i = row.hist.length; i <= bucket; i++) row.hist.push(0);
-            row.hist[bucket]++;
+            for (const cls of [statusClass, ALL_STATUSES]) {
+              const key = `${p.kind}|${account}|${p.start}|${r.group}|${cls}`;
+              let row = sums.get(key);
+              if (!row) sums.set(key, (row = { kind: p.kind, account, start: p.start, group: r.group, statusClass: cls, count: 0, hist: [] }));
+              row.count++;
+              if (cls !== ALL_STATUSES) continue;
+              for (let i = row.hist.length; i <= bucket; i++) row.hist.push(0);
+              row.hist[bucket]++;
+            }
           }
         }
         if (r.accountId > 0) events.push({ metric: 'request', accountId: r.accountId, atMs: r.atMs, dim: '', count: 1 });

@@ -1,6 +1,6 @@
 import { AppError } from '@tollgate/kit';
 import type { Actor } from '../domain/document';
-import type { AnalyticsRepo, Range, RequestCell } from '../site/analytics-repo';
+import type { AnalyticsRepo, PerformanceCell, Range, RequestCell } from '../site/analytics-repo';
 import { quantileMs } from '../site/latency-buckets';
 
 export const ANALYTICS_REPORTS = ['usage', 'performance', 'users', 'content'] as const;
@@ -41,17 +41,28 @@ export function analyticsRange(actor: Actor, input: AnalyticsInput): { range: Ra
 }
 
 const iso = (d: Date) => d.toISOString();
+
+/** ISO strings of epoch-ms periods, each made once per report (a report repeats each period per group). */
+function isoOfPeriods(): (ms: number) => string {
+  const seen = new Map<number, string>();
+  return (ms) => {
+    let s = seen.get(ms);
+    if (s === undefined) seen.set(ms, (s = new Date(ms).toISOString()));
+    return s;
+  };
+}
 const statusKey = (c: number) => `${c}xx`;
 
 function usage(cells: RequestCell[]) {
   const byGroup: Record<string, number> = {};
   const byStatus: Record<string, number> = {};
   let total = 0;
+  const periodIso = isoOfPeriods();
   const series = cells.map((c) => {
     byGroup[c.group] = (byGroup[c.group] ?? 0) + c.count;
     byStatus[statusKey(c.statusClass)] = (byStatus[statusKey(c.statusClass)] ?? 0) + c.count;
     total += c.count;
-    return { period: iso(c.period), group: c.group, status_class: statusKey(c.statusClass), count: c.count };
+    return { period: periodIso(c.periodMs), group: c.group, status_class: statusKey(c.statusClass), count: c.count };
   });
   return { total_requests: total, by_group: byGroup, by_status_class: byStatus, series };
 }
@@ -74,27 +85,19 @@ function summarize(a: Acc) {
   };
 }
 
-function performance(cells: RequestCell[]) {
-  const perPoint = new Map<string, Acc & { period: Date; group: string }>();
+function performance(cells: PerformanceCell[]) {
   const perGroup = new Map<string, Acc>();
-  const add = (a: Acc, c: RequestCell) => {
-    a.requests += c.count;
-    if (c.statusClass === 5) a.serverErrors += c.count;
-    if (c.statusClass === 4) a.clientErrors += c.count;
-    for (let b = 0; b < c.latency.length; b++) a.hist[b] = (a.hist[b] ?? 0) + c.latency[b];
-  };
-  const fresh = (): Acc => ({ requests: 0, serverErrors: 0, clientErrors: 0, hist: [] });
-  for (const c of cells) {
-    const key = `${c.period.getTime()}|${c.group}`;
-    if (!perPoint.has(key)) perPoint.set(key, { ...fresh(), period: c.period, group: c.group });
-    add(perPoint.get(key)!, c);
-    if (!perGroup.has(c.group)) perGroup.set(c.group, fresh());
-    add(perGroup.get(c.group)!, c);
-  }
-  return {
-    groups: Object.fromEntries([...perGroup].map(([g, a]) => [g, summarize(a)])),
-    series: [...perPoint.values()].map((p) => ({ period: iso(p.period), group: p.group, ...summarize(p) })),
-  };
+  const periodIso = isoOfPeriods();
+  const series = cells.map((c) => {
+    let g = perGroup.get(c.group);
+    if (!g) perGroup.set(c.group, (g = { requests: 0, serverErrors: 0, clientErrors: 0, hist: [] }));
+    g.requests += c.requests;
+    g.serverErrors += c.serverErrors;
+    g.clientErrors += c.clientErrors;
+    for (let b = 0; b < c.latency.length; b++) g.hist[b] = (g.hist[b] ?? 0) + c.latency[b];
+    return { period: periodIso(c.periodMs), group: c.group, ...summarize({ requests: c.requests, serverErrors: c.serverErrors, clientErrors: c.clientErrors, hist: c.latency }) };
+  });
+  return { groups: Object.fromEntries([...perGroup].map(([g, a]) => [g, summarize(a)])), series };
 }
 
 /** One report over the rollups: usage, performance, users or content. */
@@ -105,9 +108,9 @@ export async function siteAnalytics(repo: AnalyticsRepo, actor: Actor, input: An
   const head = { from: iso(range.from), to: iso(range.to), interval, user_id: range.accountId || null };
   switch (input.report as AnalyticsReportName) {
     case 'usage':
-      return { ...head, ...usage(await repo.requestCells(range, false)) };
+      return { ...head, ...usage(await repo.requestCells(range)) };
     case 'performance':
-      return { ...head, ...performance(await repo.requestCells(range, true)) };
+      return { ...head, ...performance(await repo.performanceCells(range)) };
     case 'users': {
       const [active, created, top] = await Promise.all([
         repo.activeAccounts(range),
