@@ -24,6 +24,10 @@ export interface DocumentEvent {
   /** On a permanent delete (no `document`): who wrote it and whether it was published, for access checks. */
   author_account_id?: number;
   status?: string;
+  /** Who made the change (the author of a create, the editor of an update, who deleted it). */
+  actor_account_id?: number;
+  /** The document's category at the change, on every event (a permanent delete has no `document`). */
+  category?: string;
   at: string;
 }
 

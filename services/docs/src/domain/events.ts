@@ -2,7 +2,12 @@ import { documentSubject, type DocumentChange, type DocumentEvent } from '@tollg
 import type { DocumentRow } from './document';
 
 /** The bus event for a change, as written to the outbox in the change's transaction. */
-export function documentEvent(change: DocumentChange, doc: DocumentRow, opts: { permanent?: boolean; version?: number; action?: 'restored' } = {}): { subject: string; payload: DocumentEvent } {
+export function documentEvent(
+  change: DocumentChange,
+  doc: DocumentRow,
+  actorAccountId: number,
+  opts: { permanent?: boolean; version?: number; action?: 'restored' } = {},
+): { subject: string; payload: DocumentEvent } {
   const payload: DocumentEvent = {
     change,
     id: doc.id,
@@ -24,6 +29,8 @@ export function documentEvent(change: DocumentChange, doc: DocumentRow, opts: { 
         },
     ...(opts.permanent && { author_account_id: doc.authorAccountId, status: doc.status }),
     ...(opts.action && { action: opts.action }),
+    actor_account_id: actorAccountId,
+    category: doc.category,
     at: new Date().toISOString(),
   };
   return { subject: documentSubject(change), payload };

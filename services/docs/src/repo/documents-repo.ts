@@ -4,7 +4,6 @@ import { Prisma } from '../generated/prisma/client';
 import type { DocumentFields, DocumentRow, RevisionRow } from '../domain/document';
 import { documentEvent } from '../domain/events';
 import { documentNotFound, slugTaken } from '../domain/errors';
-import { addEventCounts } from '../site/rollups';
 
 type Tx = Prisma.TransactionClient;
 type Sql = Prisma.Sql;
@@ -138,13 +137,11 @@ export class DocumentsRepo {
         await tx.$executeRaw`
           INSERT INTO revisions (document_id, version, title, content, category, tags, author_account_id, created_at)
           SELECT id, version, title, content, category, tags, author_account_id, now() FROM documents WHERE id = ANY(${ids}::int[])`;
-        const events = ordered.map((doc) => documentEvent('created', doc));
+        const events = ordered.map((doc) => documentEvent('created', doc, authorAccountId));
         await tx.$executeRaw`
           INSERT INTO outbox_events (subject, payload)
           SELECT s, p::jsonb FROM unnest(${events.map((e) => e.subject)}::text[], ${events.map((e) => JSON.stringify(e.payload))}::text[]) WITH ORDINALITY AS x(s, p, ord)
           ORDER BY x.ord`;
-        const now = Date.now();
-        await addEventCounts(tx, ordered.map((doc) => ({ metric: 'document.created', accountId: authorAccountId, atMs: now, dim: doc.category, count: 1 })));
         return ordered;
       }, BULK_TX_OPTIONS)
       .catch((err: unknown) => {
@@ -235,10 +232,13 @@ export class DocumentsRepo {
     });
   }
 
-  /** The change's outbox event and its count in the content analytics (document.<change> by category), in the change's transaction. */
+  /**
+   * The change's outbox event, in the change's transaction. Its count in the content analytics is
+   * added when the event is published (OutboxRepo.claim), so concurrent changes never queue on the
+   * same rollup rows inside their transactions.
+   */
   private async writeEvent(tx: Tx, change: ChangeKind, doc: DocumentRow, accountId: number, opts?: { permanent?: boolean; version?: number; action?: 'restored' }): Promise<void> {
-    const { subject, payload } = documentEvent(change, doc, opts);
+    const { subject, payload } = documentEvent(change, doc, accountId, opts);
     await tx.outboxEvent.create({ data: { subject, payload: payload as unknown as Prisma.InputJsonValue } });
-    await addEventCounts(tx, [{ metric: `document.${change}`, accountId, atMs: Date.now(), dim: doc.category, count: 1 }]);
   }
 }

@@ -1,4 +1,6 @@
+import type { DocumentEvent } from '@tollgate/kit';
 import type { DocsDb } from '../db';
+import { addEventCounts, type EventCount } from '../site/rollups';
 
 export interface OutboxRow {
   id: bigint;
@@ -24,8 +26,9 @@ export class OutboxRepo {
       if (rows.length === 0) return { claimed: 0, published: 0 };
       const published = await publish(rows);
       if (published > 0) {
-        const ids = rows.slice(0, published).map((r) => r.id);
-        await tx.$executeRaw`UPDATE outbox_events SET published_at = now() WHERE id = ANY(${ids}::bigint[])`;
+        const done = rows.slice(0, published);
+        await tx.$executeRaw`UPDATE outbox_events SET published_at = now() WHERE id = ANY(${done.map((r) => r.id)}::bigint[])`;
+        await addEventCounts(tx, done.flatMap(contentCount));
       }
       return { claimed: rows.length, published };
     }, TX_OPTIONS);
@@ -40,4 +43,16 @@ export class OutboxRepo {
     const { count } = await this.db.outboxEvent.deleteMany({ where: { publishedAt: { lt: before } } });
     return count;
   }
+}
+
+/**
+ * A document change counts in the content analytics (document.<change> by category) once, in the
+ * transaction that marks its event published. Events written before they carried their actor
+ * were counted in their own transaction, and are not counted again.
+ */
+function contentCount(row: OutboxRow): EventCount[] {
+  if (!row.subject.startsWith('docs.document.')) return [];
+  const e = row.payload as DocumentEvent;
+  if (typeof e?.actor_account_id !== 'number') return [];
+  return [{ metric: `document.${e.change}`, accountId: e.actor_account_id, atMs: Date.parse(e.at) || Date.now(), dim: e.category ?? e.document?.category ?? '', count: 1 }];
 }

@@ -13,7 +13,7 @@ export interface CreateDocumentInput {
   slug: string;
 }
 
-const ATTEMPTS = 5;
+const ATTEMPTS = 6;
 
 /** A new document at version 1 (with its first revision and a `created` event); the actor is its author. */
 export async function createDocument(repo: DocumentsRepo, actor: Actor, input: CreateDocumentInput): Promise<DocumentRow> {
@@ -27,7 +27,8 @@ export async function createDocument(repo: DocumentsRepo, actor: Actor, input: C
   if (input.slug) return repo.create({ ...fields, slug: checkSlug(input.slug) }, actor.accountId);
   const base = slugify(fields.title) || 'document';
   for (let attempt = 1; ; attempt++) {
-    const slug = freeSlug(base, await repo.slugsLike(base));
+    // Most titles are new: try the plain slug first, and look for a free `base-N` only once it is taken.
+    const slug = attempt === 1 ? base : freeSlug(base, await repo.slugsLike(base));
     try {
       return await repo.create({ ...fields, slug }, actor.accountId);
     } catch (err) {

@@ -67,4 +67,26 @@ describe('docs outbox relay', () => {
     expect(await db.outboxEvent.count()).toBe(after1);
     expect(after1).toBe(before + 1);
   });
+
+  it('counts each change in the content analytics once, when its event is published; never an event written before events carried their actor', async () => {
+    if (!h) return;
+    const counted = async (metric: string, category: string) => {
+      const rows = await db.$queryRaw<Array<{ n: bigint | null }>>`SELECT sum(count) AS n FROM event_rollups WHERE metric = ${metric} AND dim = ${category} AND period_kind = 'd' AND account_id = 0`;
+      return Number(rows[0]?.n ?? 0);
+    };
+    h.bus.down = true;
+    const doc = await h.client.createDocument({ actor: alice, title: 'Counted on publication', ...fields, category: 'counted' });
+    await h.client.updateDocument({ actor: alice, id: doc.id, content: 'again', tags: [], tagsSet: false });
+    // an event of the earlier format (no actor_account_id): its change was counted when it was written
+    await db.outboxEvent.create({ data: { subject: 'docs.document.updated', payload: { change: 'updated', id: doc.id, version: 9, at: new Date().toISOString() } } });
+    await eventually(async () => (await db.outboxEvent.count({ where: { publishedAt: null } })) === 3 || undefined, 'three pending rows');
+    expect(await counted('document.created', 'counted')).toBe(0);
+
+    h.bus.down = false;
+    await eventually(async () => (await db.outboxEvent.count({ where: { publishedAt: null } })) === 0 || undefined, 'outbox drained');
+    expect(await counted('document.created', 'counted')).toBe(1);
+    expect(await counted('document.updated', 'counted')).toBe(1);
+    const own = await db.$queryRaw<Array<{ n: bigint }>>`SELECT sum(count) AS n FROM event_rollups WHERE metric = 'document.created' AND dim = 'counted' AND period_kind = 'h' AND account_id = ${alice.accountId}`;
+    expect(Number(own[0].n)).toBe(1);
+  });
 });

@@ -157,7 +157,11 @@ describe('docs service: site (configuration, activity, analytics, rendering)', (
       await h.bus.publish(ACTIVITY_SUBJECT, { id: randomUUID(), user_id: 1, type: 'user.created', target_type: 'user', target_id: '42', at: new Date().toISOString(), ip: '', user_agent: '', summary: 'created user 42' } satisfies ActivityEvent);
       const bulk = await h.client.bulkCreateDocuments({ actor: { accountId: 43, isAdmin: false, apiKeyId: 0 }, documents: ['One', 'Two'].map((title) => ({ title, content: 'x', category: 'imported', tags: [], status: '', slug: '' })) });
       expect(bulk.results).toHaveLength(2);
-      const content = await parsed(site.analytics({ actor: admin, report: 'content', from: today(), to: today(), interval: 'day', userId: 0, limit: 5 }));
+      // changes are counted when their events are published (right after the commit, by the outbox relay)
+      const content = await eventually(async () => {
+        const r = await parsed(site.analytics({ actor: admin, report: 'content', from: today(), to: today(), interval: 'day', userId: 0, limit: 5 }));
+        return r.report.totals.updated >= 1 && r.report.documents_created.some((c: { category: string }) => c.category === 'imported') ? r : undefined;
+      }, 'the content changes in the content report');
       expect(content.report.documents_created).toEqual(expect.arrayContaining([expect.objectContaining({ category: 'imported', count: 2 })]));
       expect(content.report.top_documents[0]).toEqual({ document_id: doc.id, views: 3 });
       expect(content.report.documents_created).toEqual(expect.arrayContaining([expect.objectContaining({ category: 'guides' })]));
