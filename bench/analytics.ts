@@ -13,14 +13,13 @@ import { createGrpcClient, createMemoryBus, silentLogger, type ServiceHandle } f
 import { createTestDatabase, dropTestDatabase, releaseTestPostgres } from '@tollgate/kit/src/testing/postgres';
 import { SiteClient, type RequestRecord } from '@tollgate/protos/site';
 import { docsService } from '../services/docs/src/service';
+import { profilePhase } from './profile';
 import { loadDocsConfig } from '../services/docs/src/config';
 
 const TOTAL = Number(process.env.BENCH_REQUESTS ?? 1_000_000);
 const BATCH = 5_000;
 const DAYS = 90;
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
-/** With BENCH_CPU_PROFILE=<file>, the timed report calls (not the recording) are profiled into that .cpuprofile. */
-const PROFILE_FILE = process.env.BENCH_CPU_PROFILE;
 const ACCOUNTS = 200;
 const GROUPS = ['documents', 'search', 'users', 'analytics', 'config', 'activity', 'keys', 'tasks', 'executions', 'billing'];
 const DAY_MS = 86_400_000;
@@ -68,7 +67,8 @@ async function main(): Promise<void> {
     const from = new Date(now - (DAYS - 1) * DAY_MS).toISOString().slice(0, 10);
     const admin = { accountId: 1, isAdmin: true, apiKeyId: 0 };
     const rows: Array<{ report: string; scope: string; p50: number; p95: number; max: number; cpu: number; bytes: number }> = [];
-    const profiler = PROFILE_FILE ? await startProfiler() : undefined;
+    // BENCH_CPU_PROFILE=<prefix>: the timed calls (not the recording) are profiled (bench/profile.ts)
+    await profilePhase('reports', async () => {
     for (const report of ['usage', 'performance', 'users', 'content']) {
       for (const [scope, userId] of [['everyone', 0], ['account 2', 2]] as const) {
         const times: number[] = [];
@@ -90,7 +90,7 @@ async function main(): Promise<void> {
         rows.push({ report, scope, p50: percentile(times, 0.5), p95: percentile(times, 0.95), max: Math.max(...times), cpu: percentile(cpus, 0.5), bytes });
       }
     }
-    if (profiler) await profiler.stopInto(PROFILE_FILE!);
+    });
     const tables = await countRows(url);
     const server = await serverTimes(url, from, to);
     console.log(`\n${TOTAL.toLocaleString('en')} requests recorded over ${DAYS} days in ${(seedMs / 1000).toFixed(1)} s (${Math.round(TOTAL / (seedMs / 1000)).toLocaleString('en')}/s through RecordRequests)`);
@@ -107,22 +107,6 @@ async function main(): Promise<void> {
     await dropTestDatabase(url);
     await releaseTestPostgres();
   }
-}
-
-async function startProfiler(): Promise<{ stopInto(file: string): Promise<void> }> {
-  const { Session } = await import('node:inspector/promises');
-  const { writeFile } = await import('node:fs/promises');
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.start');
-  return {
-    async stopInto(file) {
-      const { profile } = await session.post('Profiler.stop');
-      await writeFile(file, JSON.stringify(profile));
-      session.disconnect();
-    },
-  };
 }
 
 async function vacuum(url: string): Promise<number> {

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { Agent, fetch as undiciFetch, type RequestInit } from 'undici';
 import { silentLogger } from '@tollgate/kit';
 import { loadSystemConfig, startEmbeddedSystem } from '@tollgate/system';
+import { profilePhase } from './profile';
 import type { Row } from './report';
 
 const ADMIN = 'tg-bench-admin-token-0123456789abcdef';
@@ -104,11 +105,11 @@ export async function systemBench(corpus: CorpusDoc[], searchWords: string[]): P
 
     // 2. Single creates at 16 clients (unique titles, so no slug collisions).
     const body = JSON.stringify({ title: 'Bench single create [<id>]', content: corpus[0].content, category: 'bench', tags: ['bench'] });
-    const creates = await autocannon(`${https}/api/v1/documents`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body, connections: 16, seconds: LOAD_SECONDS });
+    const creates = await profilePhase('creates', () => autocannon(`${https}/api/v1/documents`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body, connections: 16, seconds: LOAD_SECONDS }));
 
     // 3. One-word search at 16 clients.
     const word = searchWords[0];
-    const search16 = await autocannon(`${https}/api/v1/search?q=${encodeURIComponent(word)}`, { headers: { authorization: `Bearer ${token}` }, connections: 16, seconds: LOAD_SECONDS });
+    const search16 = await profilePhase('search', () => autocannon(`${https}/api/v1/search?q=${encodeURIComponent(word)}`, { headers: { authorization: `Bearer ${token}` }, connections: 16, seconds: LOAD_SECONDS }));
     const suggest16 = await autocannon(`${https}/api/v1/search/suggest?q=${encodeURIComponent(word.slice(0, 2))}`, { headers: { authorization: `Bearer ${token}` }, connections: 16, seconds: LOAD_SECONDS });
 
     // 4. Create → searchable, one at a time, polled through the gateway.
