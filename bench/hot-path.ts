@@ -17,6 +17,7 @@ import { createTestDatabase, dropTestDatabase, releaseTestPostgres } from '@toll
 import { loadSystemConfig, startEmbeddedSystem } from '@tollgate/system';
 import { runLoad } from './load';
 import { insertRate } from './pg-insert';
+import { profilePhase } from './profile';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const TICK_MS = 1000 / 100; // USER_HZ
@@ -109,7 +110,7 @@ async function main() {
       const pgBefore = await postgresCpuMs(admin, dbNames);
       const cpuBefore = tollgateCpuMs();
       const started = performance.now();
-      const r = await runLoad({ url, method: 'POST', headers, body: reqBody, connections, seconds: SECONDS });
+      const r = await profilePhase(`${name}-${connections}`.replace(/\W+/g, '-'), () => runLoad({ url, method: 'POST', headers, body: reqBody, connections, seconds: SECONDS }));
       const elapsed = (performance.now() - started) / 1000;
       const cpu = tollgateCpuMs() - cpuBefore - idlePerSecond * elapsed;
       const pgCpu = pgDelta(pgBefore, await postgresCpuMs(admin, dbNames)) - idlePgPerSecond * elapsed;

@@ -14,6 +14,7 @@ export async function ownedEndpoint(ctx: WebhooksContext, actor: Actor, id: stri
 
 /** `webhooks.changed.<id>`: the point where activity tracking plugs in; a lost publish is logged, not fatal. */
 export async function announce(ctx: WebhooksContext, actor: Actor, e: EndpointRecord, change: WebhookChangedEvent['change']): Promise<void> {
+  ctx.active.forget();
   const event: WebhookChangedEvent = { id: e.id, account_id: e.accountId, change, by_account_id: actor.accountId, at: new Date().toISOString() };
   await ctx.bus.publish(webhookChangedSubject(e.id), event).catch((err: unknown) => ctx.log.warn({ err, webhook: e.id }, 'webhooks.changed not published'));
 }

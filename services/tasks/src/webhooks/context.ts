@@ -1,4 +1,5 @@
 import type { EventBus, Logger } from '@tollgate/kit';
+import type { ActiveEndpoints } from './active-endpoints';
 import type { DeliveryRepo } from './delivery-repo';
 import type { EndpointRepo } from './endpoint-repo';
 import type { WebhookSettings } from './settings';
@@ -6,6 +7,8 @@ import type { WebhookSettings } from './settings';
 /** What the webhook use cases are built from. */
 export interface WebhooksContext {
   endpoints: EndpointRepo;
+  /** The fan-out's in-memory copy of the active subscriptions; forgotten on every change. */
+  active: ActiveEndpoints;
   deliveries: DeliveryRepo;
   bus: EventBus;
   settings: WebhookSettings;

@@ -33,6 +33,8 @@ export class Dispatcher {
     private readonly metrics: WebhookMetrics,
     private readonly settings: WebhookSettings,
     private readonly log: Logger,
+    /** A subscription was disabled by its failures (the fan-out forgets its copy). */
+    private readonly onDisabled: () => void = () => {},
   ) {}
 
   start(): void {
@@ -138,6 +140,7 @@ export class Dispatcher {
   }
 
   private async announceDisabled(d: ClaimedDelivery): Promise<void> {
+    this.onDisabled();
     this.log.warn({ webhook: d.endpointId }, 'webhook subscription disabled after failing deliveries');
     const event: WebhookChangedEvent = { id: d.endpointId!, account_id: d.accountId, change: 'disabled', by_account_id: 0, at: new Date().toISOString() };
     await this.bus.publish(webhookChangedSubject(d.endpointId!), event).catch((err: unknown) => this.log.warn({ err }, 'webhooks.changed not published'));

@@ -38,9 +38,9 @@ export class EndpointRepo {
     return this.db.webhookEndpoint.count({ where: { accountId } });
   }
 
-  /** Active subscriptions that want `type` (by name or `"*"`), of one account or of all. */
-  activeFor(type: string, accountId?: number): Promise<EndpointRecord[]> {
-    return this.db.webhookEndpoint.findMany({ where: { active: true, events: { hasSome: [type, '*'] }, ...(accountId !== undefined && { accountId }) } });
+  /** Every active subscription (the fan-out keeps them in memory: ActiveEndpoints). */
+  allActive(): Promise<EndpointRecord[]> {
+    return this.db.webhookEndpoint.findMany({ where: { active: true } });
   }
 
   /** Re-enabling clears the failure record and the reason. */

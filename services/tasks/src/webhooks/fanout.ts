@@ -2,7 +2,7 @@ import { DOCUMENT_SUBJECTS, TASK_STATUS_SUBJECTS, documentJson, taskJson, type D
 import { encodeTask } from '../encode';
 import type { TaskRepo } from '../repo/task-repo';
 import type { DeliveryRepo } from './delivery-repo';
-import type { EndpointRepo } from './endpoint-repo';
+import type { ActiveEndpoints } from './active-endpoints';
 import { deliveryIdOf, eventBody, eventIdOf } from './event-body';
 import { documentEventType, taskEventType } from './events';
 import { mayReadDocument, type Readers } from './readers';
@@ -15,7 +15,7 @@ const FANOUT_MAX_DELIVER = 100;
 const SUBMISSION_TARGET = 'submission';
 
 export interface FanoutDeps {
-  endpoints: EndpointRepo;
+  endpoints: Pick<ActiveEndpoints, 'activeFor'>;
   deliveries: DeliveryRepo;
   tasks: TaskRepo;
   readers: Readers;

@@ -6,6 +6,7 @@ import type { TasksDb } from '../repo/prisma-types';
 import type { TaskRepo } from '../repo/task-repo';
 import type { WebhooksContext } from './context';
 import { DeliveryRepo } from './delivery-repo';
+import { ActiveEndpoints } from './active-endpoints';
 import { Dispatcher } from './dispatcher';
 import { EndpointRepo } from './endpoint-repo';
 import { consumeWebhookEvents } from './fanout';
@@ -23,13 +24,16 @@ export async function startWebhooks(opts: { db: TasksDb; bus: EventBus; log: Log
   const endpoints = new EndpointRepo(db);
   const deliveries = new DeliveryRepo(db);
   const keys = createGrpcClient(KeysClient, settings.keysAddress, { timeoutMs: 5_000 });
-  const dispatcher = new Dispatcher(deliveries, endpoints, bus, new WebhookMetrics(opts.metrics), settings, log);
-  const ctx: WebhooksContext = { endpoints, deliveries, bus, settings, queued: () => dispatcher.poke(), log };
+  const active = new ActiveEndpoints(endpoints);
+  const dispatcher = new Dispatcher(deliveries, endpoints, bus, new WebhookMetrics(opts.metrics), settings, log, () => active.forget());
+  const ctx: WebhooksContext = { endpoints, active, deliveries, bus, settings, queued: () => dispatcher.poke(), log };
   dispatcher.start();
   let subscriptions: Subscription[] = [];
   try {
-    subscriptions = await consumeWebhookEvents(bus, { endpoints, deliveries, tasks: opts.tasks, readers: new Readers(keys), maxAttempts: settings.maxAttempts, queued: ctx.queued, log });
+    await active.watch(bus);
+    subscriptions = await consumeWebhookEvents(bus, { endpoints: active, deliveries, tasks: opts.tasks, readers: new Readers(keys), maxAttempts: settings.maxAttempts, queued: ctx.queued, log });
   } catch (err) {
+    await active.stop();
     await dispatcher.stop();
     keys.close();
     throw err;
@@ -38,6 +42,7 @@ export async function startWebhooks(opts: { db: TasksDb; bus: EventBus; log: Log
     binding: { definition: WebhooksService, implementation: webhooksServer(ctx, log) },
     stop: async () => {
       for (const s of subscriptions) await s.stop();
+      await active.stop();
       await dispatcher.stop();
       keys.close();
     },
