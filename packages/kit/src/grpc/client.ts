@@ -48,6 +48,7 @@ export function createGrpcClient<C extends Client>(Ctor: ClientCtor<C>, address:
   const raw = new Ctor(address, credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 30_000,
     'grpc.max_receive_message_length': 16 * 1024 * 1024,
+    'grpc.enable_channelz': 0,
   });
   const wrapped: Record<string, unknown> = {
     raw,
