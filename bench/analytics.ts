@@ -130,7 +130,13 @@ async function serverTimes(url: string, from: string, to: string): Promise<Array
   await c.connect();
   const range = `period_start >= '${from}' AND period_start < ('${to}'::date + 1)`;
   const queries: Array<[string, string]> = [
-    ['request cells with latency', `SELECT period_start, "group", status_class, count, latency FROM request_rollups WHERE period_kind = 'd' AND account_id = 0 AND ${range}`],
+    ['usage cells', `SELECT period_start, "group", status_class, count FROM request_rollups WHERE period_kind = 'd' AND account_id = 0 AND status_class <> 0 AND ${range}`],
+    [
+      'performance cells (one histogram per period and group)',
+      `SELECT period_start, "group", sum(count) FILTER (WHERE status_class = 0), sum(count) FILTER (WHERE status_class = 5), sum(count) FILTER (WHERE status_class = 4),
+              max(array_to_string(latency, ',')) FILTER (WHERE status_class = 0)
+       FROM request_rollups WHERE period_kind = 'd' AND account_id = 0 AND ${range} GROUP BY period_start, "group"`,
+    ],
     ['active accounts', `SELECT period_start, count(*) FROM event_rollups WHERE metric = 'request' AND period_kind = 'd' AND account_id <> 0 AND ${range} GROUP BY 1`],
     ['top documents', `SELECT dim, sum(count) FROM event_rollups WHERE metric = 'document.view' AND period_kind = 'd' AND account_id = 0 AND ${range} GROUP BY 1 ORDER BY 2 DESC LIMIT 10`],
   ];
