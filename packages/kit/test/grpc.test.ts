@@ -1,7 +1,7 @@
 import { ProbeClient, ProbeService } from '@tollgate/protos/common';
 import { AppError, ErrorCode } from '../src/errors';
 import { checkGrpcHealth, createGrpcClient, implement, startGrpcServer, type RunningGrpcServer } from '../src/grpc';
-import { currentRequestContext, currentRequestId, runWithRequestContext } from '../src/context';
+import { currentRequestContext, currentRequestId, msUntilDeadline, runWithRequestContext } from '../src/context';
 import { silentLogger } from '../src/logging';
 
 // A real gRPC server and client over loopback: errors, request ids, deadlines, health, shutdown.
@@ -82,6 +82,26 @@ describe('gRPC kit', () => {
     await runWithRequestContext({ requestId: 'outer', deadline: inherited }, () => client.ping({}, { timeoutMs: 120_000 }));
     // gRPC sends the deadline as a relative timeout, so it arrives within a few ms of the original.
     expect(Math.abs(seen! - inherited)).toBeLessThan(5_000);
+  });
+
+  it('binds work to the deadline only while the call is being served, not a loop or timer that outlives it', async () => {
+    let during = NaN;
+    let after = NaN;
+    let timerRan!: () => void;
+    const ran = new Promise<void>((r) => (timerRan = r));
+    behaviour = async () => {
+      during = msUntilDeadline();
+      setTimeout(() => {
+        after = msUntilDeadline();
+        timerRan();
+      }, 50);
+      return { service: '', databaseTime: '' };
+    };
+    await client.ping({}, { timeoutMs: 5_000 });
+    await ran;
+    expect(during).toBeGreaterThan(0);
+    expect(during).toBeLessThanOrEqual(5_000);
+    expect(after).toBe(Infinity);
   });
 
   it('serves the standard health service', async () => {

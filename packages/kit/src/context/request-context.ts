@@ -5,6 +5,11 @@ export interface RequestContext {
   requestId: string;
   /** When the caller stops waiting (ms since the epoch): the incoming gRPC call's deadline, if it has one. */
   deadline?: number;
+  /**
+   * Set once the call was answered. Work started during the call and still running after it (a
+   * coalescing loop, a timer) inherits this context; from then on the deadline no longer binds it.
+   */
+  ended?: boolean;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();
@@ -24,8 +29,14 @@ export function currentRequestId(): string | undefined {
 
 /** Milliseconds left before the current call's deadline; Infinity outside a call with a deadline. */
 export function msUntilDeadline(): number {
-  const deadline = storage.getStore()?.deadline;
+  const deadline = currentDeadline();
   return deadline === undefined ? Infinity : deadline - Date.now();
+}
+
+/** The deadline of the call being served, if it has one and has not been answered yet. */
+export function currentDeadline(): number | undefined {
+  const store = storage.getStore();
+  return store && !store.ended ? store.deadline : undefined;
 }
 
 export function newRequestId(): string {

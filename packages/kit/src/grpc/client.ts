@@ -1,5 +1,5 @@
 import { credentials, Metadata, type CallOptions, type Client, type ClientReadableStream, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
-import { REQUEST_ID_HEADER, currentRequestContext, currentRequestId } from '../context/request-context';
+import { REQUEST_ID_HEADER, currentDeadline, currentRequestId } from '../context/request-context';
 import { fromGrpcError } from './status-map';
 
 export interface CallSettings {
@@ -36,7 +36,7 @@ function metadataFor(settings: CallSettings | undefined): Metadata {
 /** A call made while serving another never outlives the caller's deadline. */
 function deadlineFor(timeoutMs: number): number {
   const own = Date.now() + timeoutMs;
-  const inherited = currentRequestContext()?.deadline;
+  const inherited = currentDeadline();
   return inherited === undefined ? own : Math.min(own, inherited);
 }
 

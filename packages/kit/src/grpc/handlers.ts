@@ -1,6 +1,6 @@
 import type { Metadata, ServerUnaryCall, ServerWritableStream, sendUnaryData, UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { REQUEST_ID_HEADER, newRequestId, runWithRequestContext } from '../context/request-context';
+import { REQUEST_ID_HEADER, newRequestId, runWithRequestContext, type RequestContext } from '../context/request-context';
 import { isAppError, ErrorCode } from '../errors/app-error';
 import { toGrpcError } from './status-map';
 
@@ -73,7 +73,8 @@ export function implement<D extends ServiceDefinition>(definition: D, handlers: 
 function unaryAdapter(handler: UnaryHandler<MethodDefinition>, log: Logger, path: string) {
   return (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
     const ctx = contextFor(call, log, path);
-    runWithRequestContext({ requestId: ctx.requestId, deadline: ctx.deadline }, () => handler(call.request as never, ctx)).then(
+    const store: RequestContext = { requestId: ctx.requestId, deadline: ctx.deadline };
+    runWithRequestContext(store, () => handler(call.request as never, ctx)).finally(() => (store.ended = true)).then(
       (response) => callback(null, response),
       (err: unknown) => {
         logFailure(ctx, err);
@@ -92,7 +93,8 @@ function streamAdapter(handler: StreamHandler<MethodDefinition>, log: Logger, pa
         if (call.write(message)) resolve();
         else call.once('drain', () => resolve());
       });
-    runWithRequestContext({ requestId: ctx.requestId, deadline: ctx.deadline }, () => handler(call.request as never, send as never, ctx)).then(
+    const store: RequestContext = { requestId: ctx.requestId, deadline: ctx.deadline };
+    runWithRequestContext(store, () => handler(call.request as never, send as never, ctx)).finally(() => (store.ended = true)).then(
       () => call.end(),
       (err: unknown) => {
         if (call.cancelled) return;
