@@ -17,8 +17,7 @@ export function consumeActivity(bus: EventBus, durable: string, repo: ActivityRe
         log.warn({ subject: m.subject }, 'activity event without id or type ignored');
         return;
       }
-      const fresh = await db.activity.findUnique({ where: { eventId: e.id }, select: { id: true } }).then((r) => r === null);
-      await repo.record(e);
+      const fresh = await repo.record(e);
       if (fresh && e.type === 'user.created') {
         const target = Number(e.target_id);
         await addEventCounts(db, [{ metric: 'account.created', accountId: Number.isInteger(target) ? target : 0, atMs: Date.parse(e.at) || Date.now(), dim: '', count: 1 }]);

@@ -28,9 +28,10 @@ const clip = (s: unknown, max: number) => (typeof s === 'string' ? s : '').slice
 export class ActivityRepo {
   constructor(private readonly db: DocsDb) {}
 
-  async record(e: ActivityEvent): Promise<void> {
+  /** Stores the event; false when its id was stored before (a redelivery). */
+  async record(e: ActivityEvent): Promise<boolean> {
     const at = new Date(e.at);
-    await this.db.activity.createMany({
+    const { count } = await this.db.activity.createMany({
       data: [
         {
           eventId: clip(e.id, 64),
@@ -46,6 +47,7 @@ export class ActivityRepo {
       ],
       skipDuplicates: true,
     });
+    return count > 0;
   }
 
   async list(f: ActivityFilter): Promise<{ rows: ActivityRow[]; total: number }> {

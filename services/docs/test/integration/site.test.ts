@@ -99,6 +99,23 @@ describe('docs service: site (configuration, activity, analytics, rendering)', (
       expect(badDate.code).toBe(ErrorCode.InvalidArgument);
     });
 
+    it('stores a redelivered activity event once and counts a new account once', async () => {
+      if (!h) return;
+      const created = { id: randomUUID(), user_id: 1, type: 'user.created', target_type: 'user', target_id: '4711', at: new Date().toISOString(), ip: '', user_agent: '', summary: 'created user 4711' } satisfies ActivityEvent;
+      await h.bus.publish(ACTIVITY_SUBJECT, created);
+      await h.bus.publish(ACTIVITY_SUBJECT, created);
+      const counted = async () => {
+        const rows = await db.$queryRaw<Array<{ n: bigint | null }>>`SELECT sum(count) AS n FROM event_rollups WHERE metric = 'account.created' AND account_id = 4711 AND period_kind = 'd'`;
+        return Number(rows[0]?.n ?? 0);
+      };
+      await eventually(async () => ((await counted()) >= 1 ? true : undefined), 'the new account counted');
+      const repo = new ActivityRepo(db);
+      expect(await repo.record(created)).toBe(false);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(await counted()).toBe(1);
+      expect((await repo.list({ accountId: 1, type: 'user.created', offset: 0, limit: 50 })).rows.filter((r) => r.targetId === '4711')).toHaveLength(1);
+    });
+
     it('forgets activity and raw request measurements past their retention, keeping the rollups', async () => {
       if (!h) return;
       const repo = new ActivityRepo(db);
