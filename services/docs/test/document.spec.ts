@@ -1,6 +1,6 @@
 import { AppError } from '@tollgate/kit';
 import { checkTags, maySee, slugify } from '../src/domain/document';
-import { freeSlug } from '../src/usecases/create-document';
+import { freeSlug, slugAllocator } from '../src/usecases/create-document';
 import { changedFields } from '../src/usecases/update-document';
 
 describe('document rules', () => {
@@ -14,6 +14,8 @@ describe('document rules', () => {
   it('picks the first free numbered slug', () => {
     expect(freeSlug('a', new Set())).toBe('a');
     expect(freeSlug('a', new Set(['a', 'a-2', 'a-4']))).toBe('a-3');
+    const allocate = slugAllocator(new Set(['a', 'a-2', 'a-4', 'b-2']));
+    expect(['a', 'a', 'b', 'a', 'b', 'c', 'a'].map(allocate)).toEqual(['a-3', 'a-5', 'b', 'a-6', 'b-3', 'c', 'a-7']);
   });
 
   it('trims, de-duplicates and bounds tags', () => {

@@ -3,7 +3,7 @@ import { checkCategory, checkContent, checkSlug, checkStatus, checkTags, checkTi
 import { slugTaken } from '../domain/errors';
 import type { DocumentsRepo } from '../repo/documents-repo';
 import type { CreateDocumentInput } from './create-document';
-import { freeSlug } from './create-document';
+import { slugAllocator } from './create-document';
 
 /** Most documents one bulk import may carry. */
 export const MAX_BULK_DOCUMENTS = 1_000;
@@ -56,7 +56,9 @@ export async function bulkCreateDocuments(repo: DocumentsRepo, actor: Actor, ite
 async function planSlugs<T extends { fields: { title: string }; slug?: string }>(repo: DocumentsRepo, valid: T[]): Promise<Array<T & { slug: string | undefined; wanted: string }>> {
   const wanted = valid.map((v) => v.slug ?? (slugify(v.fields.title) || 'document'));
   const taken = await repo.takenSlugs([...new Set(wanted)], []);
-  const derivedTaken = [...new Set(valid.flatMap((v, i) => (v.slug === undefined && (taken.has(wanted[i]) || wanted.indexOf(wanted[i]) !== i) ? [wanted[i]] : [])))];
+  const firstIndex = new Map<string, number>();
+  wanted.forEach((w, i) => firstIndex.has(w) || firstIndex.set(w, i));
+  const derivedTaken = [...new Set(valid.flatMap((v, i) => (v.slug === undefined && (taken.has(wanted[i]) || firstIndex.get(wanted[i]) !== i) ? [wanted[i]] : [])))];
   if (derivedTaken.length > 0) for (const s of await repo.takenSlugs([], derivedTaken)) taken.add(s);
   const used = new Set<string>();
   const slugs: Array<string | undefined> = valid.map(() => undefined);
@@ -67,10 +69,9 @@ async function planSlugs<T extends { fields: { title: string }; slug?: string }>
     used.add(v.slug);
   });
   for (const s of used) taken.add(s);
+  const allocate = slugAllocator(taken);
   valid.forEach((v, i) => {
-    if (v.slug !== undefined) return;
-    slugs[i] = freeSlug(wanted[i], taken);
-    taken.add(slugs[i]!);
+    if (v.slug === undefined) slugs[i] = allocate(wanted[i]);
   });
   return valid.map((v, i) => ({ ...v, slug: slugs[i], wanted: wanted[i] }));
 }
