@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Pool } from 'pg';
-import { startServiceRuntime, type ServiceModule } from '@tollgate/kit';
+import { HotPool, startServiceRuntime, type ServiceModule } from '@tollgate/kit';
 import { DocsService } from '@tollgate/protos/docs';
 import { SiteService } from '@tollgate/protos/site';
 import { loadDocsConfig, type DocsConfig } from './config';
@@ -30,7 +30,8 @@ export const docsService: ServiceModule<DocsConfig> = {
       build: async (db) => {
         const relay = new OutboxRelay(new OutboxRepo(db), bus, log.child({ component: 'outbox-relay' }), { pollMs: config.outboxPollMs, batch: config.outboxBatch });
         const poke = () => relay.poke();
-        const repo = new DocumentsRepo(db, poke);
+        const hot = new HotPool(config.databaseUrl, { max: 8, maxWaiting: 2_000 });
+        const repo = new DocumentsRepo(db, hot, poke);
         const activity = new ActivityRepo(db);
         const recorder = new RequestRecorderRepo(db);
         // analytics reads use plain pg (see AnalyticsRepo); a small pool of their own
@@ -49,6 +50,7 @@ export const docsService: ServiceModule<DocsConfig> = {
             await subscription.stop();
             await relay.stop();
             await analyticsPool.end();
+            await hot.end();
           },
         };
       },

@@ -1,4 +1,4 @@
-import type { DocumentChange as ChangeKind } from '@tollgate/kit';
+import type { DocumentChange as ChangeKind, HotQueryable } from '@tollgate/kit';
 import type { DocsDb } from '../db';
 import { Prisma } from '../generated/prisma/client';
 import type { DocumentFields, DocumentRow, RevisionRow } from '../domain/document';
@@ -53,23 +53,41 @@ const isRawUniqueViolation = (err: unknown) => {
 export class DocumentsRepo {
   constructor(
     private readonly db: DocsDb,
+    /** Plain `pg` for the single-statement writes (a HotPool in the service). */
+    private readonly hot: HotQueryable,
     /** Called after a change committed (wakes the outbox relay). */
     private readonly committed: () => void = () => {},
   ) {}
 
+  /**
+   * A new document at version 1 with its first revision and its `created` event: one statement on
+   * the hot pool (its three inserts commit together), not an interactive transaction.
+   */
   async create(fields: DocumentFields, authorAccountId: number): Promise<DocumentRow> {
-    const row = await this.db
-      .$transaction(async (tx) => {
-        const doc = await tx.document.create({ data: { ...fields, authorAccountId } });
-        await this.keepRevision(tx, doc, authorAccountId);
-        await this.writeEvent(tx, 'created', doc, authorAccountId);
-        return doc;
-      }, TX_OPTIONS)
+    const now = new Date();
+    const draft: DocumentRow = { ...fields, id: 0, authorAccountId, version: 1, createdAt: now, updatedAt: now, deletedAt: null };
+    const { subject, payload } = documentEvent('created', draft, authorAccountId);
+    const { rows } = await this.hot
+      .query<DocumentSqlRow>(
+        `WITH d AS (
+           INSERT INTO documents (slug, title, content, category, tags, status, author_account_id, version, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5::text[], $6, $7, 1, $8::timestamptz AT TIME ZONE 'UTC', $8::timestamptz AT TIME ZONE 'UTC')
+           RETURNING *
+         ), r AS (
+           INSERT INTO revisions (document_id, version, title, content, category, tags, author_account_id, created_at)
+           SELECT id, version, title, content, category, tags, author_account_id, created_at FROM d
+         ), o AS (
+           INSERT INTO outbox_events (subject, payload)
+           SELECT $9, jsonb_set(jsonb_set($10::jsonb, '{id}', to_jsonb(d.id)), '{document,id}', to_jsonb(d.id)) FROM d
+         )
+         SELECT * FROM d`,
+        [fields.slug, fields.title, fields.content, fields.category, fields.tags, fields.status, authorAccountId, now.toISOString(), subject, JSON.stringify(payload)],
+      )
       .catch((err: unknown) => {
-        throw isUniqueViolation(err) ? slugTaken(fields.slug) : err;
+        throw (err as { code?: string })?.code === '23505' ? slugTaken(fields.slug) : err;
       });
     this.committed();
-    return row;
+    return fromSql(rows[0]);
   }
 
   /** Locks the row, lets `plan` decide, writes the new version (+ revision by `editorAccountId`) and its event. */
@@ -242,3 +260,34 @@ export class DocumentsRepo {
     await tx.outboxEvent.create({ data: { subject, payload: payload as unknown as Prisma.InputJsonValue } });
   }
 }
+
+/** A `documents` row as plain `pg` returns it (timestamps read as UTC by the hot pool). */
+interface DocumentSqlRow {
+  id: number;
+  slug: string;
+  title: string;
+  content: string;
+  category: string;
+  tags: string[];
+  author_account_id: number;
+  status: string;
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+  deleted_at: Date | null;
+}
+
+const fromSql = (r: DocumentSqlRow): DocumentRow => ({
+  id: r.id,
+  slug: r.slug,
+  title: r.title,
+  content: r.content,
+  category: r.category,
+  tags: r.tags,
+  authorAccountId: r.author_account_id,
+  status: r.status,
+  version: r.version,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  deletedAt: r.deleted_at,
+});

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@tollgate/kit';
+import { AppError, ErrorCode, HotPool } from '@tollgate/kit';
 import { createDocsDb } from '../../src/db';
 import { DocumentsRepo } from '../../src/repo/documents-repo';
 import { eventually, startDocs, type DocsHarness } from './docs-harness';
@@ -62,8 +62,9 @@ describe('docs service: bulk create', () => {
   it('fails the whole transaction with a slug conflict when a slug was taken meanwhile, leaving nothing behind', async () => {
     if (!h) return;
     const db = createDocsDb(h.databaseUrl);
+    const hot = new HotPool(h.databaseUrl, { max: 1, maxWaiting: 10 });
     try {
-      const repo = new DocumentsRepo(db);
+      const repo = new DocumentsRepo(db, hot);
       await h.client.createDocument({ actor: alice, ...item('Raced'), slug: 'raced-slug' });
       const fields = { title: 'X', content: 'x', category: '', tags: [], status: 'published' as const };
       const err = await repo.createMany([{ ...fields, slug: 'fresh-one' }, { ...fields, slug: 'raced-slug' }], 1).catch((e: unknown) => e);
@@ -71,6 +72,7 @@ describe('docs service: bulk create', () => {
       expect((err as AppError).code).toBe(ErrorCode.AlreadyExists);
       expect(await db.document.count({ where: { slug: 'fresh-one' } })).toBe(0);
     } finally {
+      await hot.end();
       await db.$disconnect();
     }
   });
