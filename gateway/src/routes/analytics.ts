@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { searchReportFields } from './search';
+import { searchAnalyticsJson, searchReportFields } from './search';
 import { z } from 'zod';
 import { AppError } from '@tollgate/kit';
 import '../http/route-book';
@@ -111,20 +111,7 @@ export function analyticsRoutes(deps: GatewayDeps): Router {
       const fromDay = query.from ?? new Date(Date.parse(`${toDay}T00:00:00Z`) - (interval === 'day' ? 29 : 0) * DAY_MS).toISOString().slice(0, 10);
       const to = new Date(Date.parse(`${toDay}T00:00:00Z`) + DAY_MS).toISOString();
       const r = await search.analytics({ actor: userOf(res).actor, from: `${fromDay}T00:00:00.000Z`, to, interval, limit: query.limit ?? 0, accountId });
-      const counts = (list: typeof r.topQueries) => list.map((q) => ({ query: q.query, count: q.count, avg_results: q.avgResults, last_at: q.lastAt }));
-      sendEnvelope(res, {
-        from: r.from,
-        to: r.to,
-        interval,
-        user_id: accountId || null,
-        total_queries: r.total,
-        zero_result_total: r.zeroResultTotal,
-        avg_latency_ms: r.avgLatencyMs,
-        p95_latency_ms: r.p95LatencyMs,
-        top_queries: counts(r.topQueries),
-        zero_result_queries: counts(r.zeroResultQueries),
-        volume: r.volume.map((v) => ({ period: v.period, count: v.count, zero_results: v.zeroResults })),
-      });
+      sendEnvelope(res, { ...searchAnalyticsJson(r), interval, user_id: accountId || null });
     },
   );
   return router;

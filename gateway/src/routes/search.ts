@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import '../http/route-book';
-import type { Hit, SearchResponse } from '@tollgate/protos/search';
+import type { AnalyticsResponse, Hit, SearchResponse } from '@tollgate/protos/search';
 import type { GatewayDeps } from '../deps';
 import { requireUser, userOf } from '../auth/user-token';
 import { sendEnvelope } from '../http/envelope';
@@ -67,6 +67,23 @@ const hitSchema = z.object({
 const resultsSchema = z.object({ query: z.string(), hits: z.array(hitSchema), total: z.number().int(), page: z.number().int(), limit: z.number().int(), total_pages: z.number().int(), took_ms: z.number().int() });
 const queryCountSchema = z.object({ query: z.string(), count: z.number().int(), avg_results: z.number(), last_at: z.string() });
 /** The search analytics report's fields, served here (admins) and at /api/v1/analytics/search. */
+/** The search report's JSON, for the admin route here and for /api/v1/analytics/search. */
+export function searchAnalyticsJson(r: AnalyticsResponse) {
+  const counts = (list: AnalyticsResponse['topQueries']) => list.map((q) => ({ query: q.query, count: q.count, avg_results: q.avgResults, last_at: q.lastAt }));
+  return {
+    from: r.from,
+    to: r.to,
+    interval: r.interval,
+    total_queries: r.total,
+    zero_result_total: r.zeroResultTotal,
+    avg_latency_ms: r.avgLatencyMs,
+    p95_latency_ms: r.p95LatencyMs,
+    top_queries: counts(r.topQueries),
+    zero_result_queries: counts(r.zeroResultQueries),
+    volume: r.volume.map((v) => ({ period: v.period, count: v.count, zero_results: v.zeroResults })),
+  };
+}
+
 export const searchReportFields = {
   total_queries: z.number().int(),
   zero_result_total: z.number().int(),
@@ -140,19 +157,7 @@ export function searchRoutes(deps: GatewayDeps): Router {
     { method: 'get', path: '/api/v1/search/analytics', summary: 'Search analytics (admin): top queries, zero-result queries, volume over time', tags, security: 'admin', query: analyticsQuery, before: admin, responses: { 200: { description: 'The report', schema: envelope(analyticsSchema) }, ...errors } },
     async ({ query }, _req, res) => {
       const r = await search.analytics({ actor: userOf(res).actor, from: query.from ?? '', to: query.to ?? '', interval: query.interval ?? '', limit: query.limit ?? 0, accountId: 0 });
-      const counts = (list: typeof r.topQueries) => list.map((q) => ({ query: q.query, count: q.count, avg_results: q.avgResults, last_at: q.lastAt }));
-      sendEnvelope(res, {
-        from: r.from,
-        to: r.to,
-        interval: r.interval,
-        total_queries: r.total,
-        zero_result_total: r.zeroResultTotal,
-        avg_latency_ms: r.avgLatencyMs,
-        p95_latency_ms: r.p95LatencyMs,
-        top_queries: counts(r.topQueries),
-        zero_result_queries: counts(r.zeroResultQueries),
-        volume: r.volume.map((v) => ({ period: v.period, count: v.count, zero_results: v.zeroResults })),
-      });
+      sendEnvelope(res, searchAnalyticsJson(r));
     },
   );
 
