@@ -1,27 +1,19 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { SERVICE_NAMES, type ServiceName } from '@tollgate/kit';
+import { join } from 'node:path';
+import { SERVICE_NAMES } from '@tollgate/kit';
 import { findFreePort } from '@tollgate/kit/src/db/free-port';
 import { natsUrlForTests, warnNatsSkipped } from '@tollgate/kit/src/testing/nats';
 import { createTestDatabase, dropTestDatabase, releaseTestPostgres } from '@tollgate/kit/src/testing/postgres';
 import { fetchTrusting } from './support/https';
+import { ENTRY, ROOT } from './support/processes';
 
 // The distributed mode: every service and the gateway in its own process, configured only by
 // environment variables, talking gRPC over TCP and NATS JetStream for events.
-const ROOT = resolve(__dirname, '..');
 const ADMIN_TOKEN = 'distributed-admin-token-0123456789abcdef';
 /** Replicas of the tasks service share the key that seals apps' upstream api_keys. */
 const SECRET_KEY = '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef';
-const ENTRY: Record<ServiceName | 'gateway', string> = {
-  keys: 'services/keys/src/main.ts',
-  billing: 'services/billing/src/main.ts',
-  tasks: 'services/tasks/src/main.ts',
-  docs: 'services/docs/src/main.ts',
-  search: 'services/search/src/main.ts',
-  gateway: 'gateway/src/main.ts',
-};
 
 describe('distributed mode', () => {
   const children = new Map<string, ChildProcess>();

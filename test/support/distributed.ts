@@ -1,23 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import pg from 'pg';
 import { SERVICE_NAMES, type ServiceName } from '@tollgate/kit';
 import { findFreePort } from '@tollgate/kit/src/db/free-port';
 import { natsUrlForTests, warnNatsSkipped } from '@tollgate/kit/src/testing/nats';
 import { createTestDatabase, dropTestDatabase, releaseTestPostgres } from '@tollgate/kit/src/testing/postgres';
+import { ENTRY, ROOT } from './processes';
 
-const ROOT = resolve(__dirname, '..', '..');
 export const DIST_ADMIN_TOKEN = 'distributed-admin-token-0123456789abcdef';
-const ENTRY: Record<ServiceName | 'gateway', string> = {
-  keys: 'services/keys/src/main.ts',
-  billing: 'services/billing/src/main.ts',
-  tasks: 'services/tasks/src/main.ts',
-  docs: 'services/docs/src/main.ts',
-  search: 'services/search/src/main.ts',
-  gateway: 'gateway/src/main.ts',
-};
 
 export interface Distributed {
   gateway: string;
