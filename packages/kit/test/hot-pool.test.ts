@@ -65,4 +65,18 @@ describe('HotPool', () => {
     await holder.done;
     await expect(pool.query<{ n: number }>('SELECT 4 AS n')).resolves.toMatchObject({ rows: [{ n: 4 }] });
   });
+
+  it('runs each statement text as one named prepared statement on its connection, with its own values each time', async () => {
+    const sql = 'SELECT $1::int * 2 AS doubled';
+    const first = await pool.query<{ doubled: number }>(sql, [2]);
+    const second = await pool.query<{ doubled: number }>(sql, [21]);
+    expect([first.rows[0].doubled, second.rows[0].doubled]).toEqual([4, 42]);
+    // The pool's one connection holds it, prepared once.
+    const { rows } = await pool.query<{ statement: string; calls: string }>(
+      'SELECT statement, generic_plans + custom_plans AS calls FROM pg_prepared_statements WHERE statement = $1',
+      [sql],
+    );
+    expect(rows).toHaveLength(1);
+    expect(Number(rows[0].calls)).toBe(2);
+  });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { msUntilDeadline } from '../context/request-context';
 import { AppError } from '../errors';
@@ -49,15 +50,16 @@ export class HotPool {
     this.pool.on('error', () => undefined);
   }
 
-  async query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+  async query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    const statement = prepared(sql, values);
     if (this.pool.waitingCount >= this.options.maxWaiting) throw busy();
     const waitBudget = msUntilDeadline() - DEADLINE_MARGIN_MS;
     if (waitBudget <= 0) throw busy();
-    if (this.hasFreeConnection() || waitBudget >= this.acquireTimeoutMs) return this.poolQuery<R>(text, values);
+    if (this.hasFreeConnection() || waitBudget >= this.acquireTimeoutMs) return this.poolQuery<R>(statement);
     const client = await this.acquireWithin(waitBudget);
     let broken: Error | undefined;
     try {
-      return await client.query<R>(text, values);
+      return await client.query<R>(statement);
     } catch (err) {
       // A statement's own error leaves the connection usable; anything else (a lost socket) retires it.
       if (!(err instanceof pg.DatabaseError)) broken = err as Error;
@@ -75,9 +77,9 @@ export class HotPool {
     return this.pool.waitingCount === 0 && (this.pool.idleCount > 0 || this.pool.totalCount < this.options.max);
   }
 
-  private async poolQuery<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+  private async poolQuery<R extends pg.QueryResultRow>(statement: pg.QueryConfig): Promise<pg.QueryResult<R>> {
     try {
-      return await this.pool.query<R>(text, values);
+      return await this.pool.query<R>(statement);
     } catch (err) {
       throw isAcquireTimeout(err) ? busy() : err;
     }
@@ -103,6 +105,24 @@ export class HotPool {
   end(): Promise<void> {
     return this.pool.end();
   }
+}
+
+/** Statements prepared once per connection, by their text; past this many distinct texts, one-off. */
+const MAX_PREPARED = 200;
+const statementNames = new Map<string, string>();
+
+/**
+ * The hot statements are a few fixed texts: each runs as a named prepared statement (parsed and
+ * planned once per connection instead of on every call). A name is the text's hash, so two texts
+ * never share one.
+ */
+function prepared(text: string, values: unknown[] | undefined): pg.QueryConfig {
+  let name = statementNames.get(text);
+  if (name === undefined && statementNames.size < MAX_PREPARED) {
+    name = `h${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+    statementNames.set(text, name);
+  }
+  return { text, values, name };
 }
 
 const busy = () => new AppError('UNAVAILABLE', 'the service is at capacity; try again shortly', { retryAfterSeconds: 1 });
