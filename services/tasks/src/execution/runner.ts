@@ -59,6 +59,8 @@ export async function runTask(deps: RunnerDeps, task: TaskRecord, app: AppRecord
 
   admissions.hold(task.taskNumber);
   const finish = async (to: TaskStatus, change: Parameters<TaskRepo['transition']>[3]) => {
+    // The write's own condition decides from here; its final-state event must not stop this run.
+    run.finish();
     const done = await tasks.transition(task.taskNumber, [TaskStatus.Running], to, change, owner);
     if (done) await admissions.settleTask(done);
     return done;

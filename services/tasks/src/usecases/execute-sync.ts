@@ -90,6 +90,8 @@ export async function executeSync(ctx: TasksContext, input: ExecuteInput, option
       },
     );
     run.signal.throwIfAborted();
+    // From here the outcome is decided: the final-state event this write publishes must not stop the run.
+    run.finish();
     const completion = toCompletion(taskNumber, startedAt, output);
     written = await ctx.tasks.create({ ...row, status: TaskStatus.Completed, result: completion, usage: output.usage });
     if (written === 'duplicate') return await replayAfterRace(ctx, input, requestHash, taskNumber);
@@ -98,6 +100,7 @@ export async function executeSync(ctx: TasksContext, input: ExecuteInput, option
   } catch (err) {
     if (written !== undefined) throw err;
     const stop = run.signal.aborted ? (run.signal.reason as StopRequested) : undefined;
+    run.finish();
     if (stop instanceof StopRequested) {
       // Who left mid-stream pays for what was delivered (the usage recorded on the cancelled task).
       written = await ctx.tasks.create({
