@@ -47,7 +47,17 @@ function contextFor(call: IncomingCall, log: Logger, method: string): CallContex
   const requestId = typeof incoming === 'string' && incoming ? incoming : newRequestId();
   const controller = new AbortController();
   call.on('cancelled', () => controller.abort(new Error('cancelled by client')));
-  return { requestId, deadline: deadlineOf(call), log: log.child({ requestId, rpc: method }), metadata: call.metadata, signal: controller.signal };
+  let callLog: Logger | undefined;
+  return {
+    requestId,
+    deadline: deadlineOf(call),
+    // Most calls never log: the child logger (its bindings serialised) is made on first use.
+    get log() {
+      return (callLog ??= log.child({ requestId, rpc: method }));
+    },
+    metadata: call.metadata,
+    signal: controller.signal,
+  };
 }
 
 function logFailure(ctx: CallContext, err: unknown): void {
