@@ -1,8 +1,8 @@
 import express, { type Express } from 'express';
-import { pinoHttp } from 'pino-http';
 import type { GatewayDeps } from './deps';
 import { errorHandler, sendError } from './http/errors';
 import { requestId } from './http/request-id';
+import { accessLog } from './http/access-log';
 import { deferBodyErrors } from './http/deferred-body';
 import { pathAliases } from './http/path-aliases';
 import { cors } from './http/cors';
@@ -24,16 +24,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   app.use(headerSizeLimit((path) => path.startsWith('/api/')));
   if (deps.recorder) app.use(deps.recorder.middleware());
   app.use(cors(config.CORS_ORIGINS));
-  app.use(
-    pinoHttp({
-      logger: log,
-      genReqId: (req) => (req as { id?: string }).id ?? 'unknown',
-      quietReqLogger: true,
-      customAttributeKeys: { reqId: 'requestId' },
-      customLogLevel: (_req, res, err) => (res.statusCode === 503 && res.getHeader('retry-after') !== undefined ? 'warn' : err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'debug' : 'info'),
-      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics' },
-    }),
-  );
+  app.use(accessLog(log));
   for (const router of rawBodyRoutes(deps)) app.use(router);
   app.use('/api/v1/documents/bulk', deferBodyErrors(express.json({ limit: config.BULK_BODY_LIMIT_BYTES, strict: false })));
   app.use(deferBodyErrors(express.json({ limit: config.BODY_LIMIT_BYTES, strict: false })));

@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, Response } from 'express';
 import { AppError, ErrorCode, isAppError } from '@tollgate/kit';
 import { httpStatusFor } from './http-status';
 import { surfaceOf } from './surface';
+import { requestLog } from './access-log';
 
 interface BodyParserError extends Error {
   type?: string;
@@ -47,9 +48,9 @@ export function sendError(res: Response, err: unknown, shape?: ErrorBodyShape): 
   const status = httpStatusFor[appError.code];
   const requestId = res.getHeader('x-request-id');
   // A refusal under load (503 with Retry-After) is back-pressure working, not a fault: no stack.
-  if (status === 503 && appError.details.retryAfterSeconds !== undefined) res.log?.warn({ code: appError.code, msg: appError.message }, 'request shed');
-  else if (status >= 500) res.log?.error({ err: (appError.cause as Error) ?? appError }, 'request failed');
-  else res.log?.debug({ code: appError.code, msg: appError.message }, 'request rejected');
+  if (status === 503 && appError.details.retryAfterSeconds !== undefined) requestLog(res, 'warn')?.warn({ code: appError.code, msg: appError.message }, 'request shed');
+  else if (status >= 500) requestLog(res, 'error')?.error({ err: (appError.cause as Error) ?? appError }, 'request failed');
+  else requestLog(res, 'debug')?.debug({ code: appError.code, msg: appError.message }, 'request rejected');
   if (appError.details.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(appError.details.retryAfterSeconds))));
   if (res.headersSent) return void res.end();
 

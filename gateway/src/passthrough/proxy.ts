@@ -3,6 +3,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import type { GatewayDeps } from '../deps';
 import { sendError } from '../http/errors';
+import { requestLog } from '../http/access-log';
 import { bodyTooLarge, countedBody } from './body-limit';
 import { exchangeOf, settleExchange, type Exchange } from './exchange';
 
@@ -30,7 +31,7 @@ async function answerUpstreamFailure(deps: GatewayDeps, res: Response, ex: Excha
   const { name, timeoutMs } = ex.provider;
   const status = ex.timedOut ? 504 : 502;
   const detail = ex.timedOut ? `provider "${name}" did not answer within ${timeoutMs} ms` : `provider "${name}" is unreachable or failed: ${err.code ?? err.message}`;
-  res.log?.error({ err, provider: name }, 'passthrough upstream failed');
+  requestLog(res, 'error')?.error({ err, provider: name }, 'passthrough upstream failed');
   res.status(status).json({ detail, request_id: res.getHeader('x-request-id') });
 }
 
