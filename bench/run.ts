@@ -329,7 +329,7 @@ async function main(): Promise<void> {
       seconds: SECONDS,
       durationSeconds: Math.round((Date.now() - started) / 1000),
       machine: machine(pg, loadAtStart),
-      mode: `embedded default, threads ${process.env.TOLLGATE_THREADS ?? 'on'}: gateway + in-process bus on the main thread, the services in two worker threads (off: all on the main thread), embedded PostgreSQL; Tollgate CPU = the bench process (all threads), load generator and fake upstream in other processes`,
+      mode: `embedded default, threads ${process.env.TOLLGATE_THREADS ?? 'on'}: gateway, in-process bus, keys, billing and tasks on the main thread, docs and search in a worker thread (off: all on the main thread), embedded PostgreSQL; Tollgate CPU = the bench process (all threads), load generator and fake upstream in other processes`,
       insertsPerSecond: inserts,
       sections,
     };

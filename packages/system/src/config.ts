@@ -10,7 +10,7 @@ export const systemConfigSchema = z.object({
   NATS_URL: z.string().optional(),
   NATS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).optional(),
   LOG_LEVEL: logLevel,
-  /** on: each service in its own worker thread (every core is used); off: all on one thread. */
+  /** on: the content services (docs, search) in a worker thread, the execution path on the main thread; off: all on one thread. */
   TOLLGATE_THREADS: z.enum(['on', 'off']).default('on'),
 });
 

@@ -4,14 +4,13 @@ import type { ServiceModule, ServiceName } from '@tollgate/kit';
 export const SERVICE_ORDER: readonly ServiceName[] = ['keys', 'billing', 'docs', 'tasks', 'search'];
 
 /**
- * The services' threads in the embedded default, besides the main thread (gateway and bus): the
- * money path (keys, billing) in one, the task and content services in the other, so that a request
- * keeps every core busy. Each thread loads only its own services' code.
+ * The services' threads in the embedded default, besides the main thread: the content services
+ * (docs and search, whose indexing and scoring are the CPU-heavy work) in one, so that a search
+ * never holds up the main thread's event loop. The execution path (gateway, keys, billing, tasks)
+ * stays on the main thread: each hop between threads costs more CPU than it frees on a small machine
+ * (docs/benchmarks.md, "Threads"). Each thread loads only its own services' code.
  */
-export const THREAD_GROUPS: readonly (readonly ServiceName[])[] = [
-  ['keys', 'billing'],
-  ['docs', 'tasks', 'search'],
-];
+export const THREAD_GROUPS: readonly (readonly ServiceName[])[] = [['docs', 'search']];
 
 /** A service's module, loaded on first use (a thread loads only the ones it runs). */
 export function moduleNamed(name: ServiceName): ServiceModule {
