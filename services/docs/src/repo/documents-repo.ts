@@ -14,7 +14,7 @@ const { sql, join } = Prisma;
  * planner estimate. Pages come off the `(updated_at, id)` index: page one costs the
  * same at a hundred documents and at a hundred thousand.
  */
-export const EXACT_TOTAL_CAP = 1_000;
+export const EXACT_TOTAL_CAP = 100;
 
 /** What a use case decides about the current row; `null` means nothing changes. */
 export interface PlannedChange {

@@ -2,6 +2,7 @@ import { Client } from 'pg';
 import { AppError, ErrorCode } from '@tollgate/kit';
 import type { Document } from '@tollgate/protos/docs';
 import { startDocs, type DocsHarness } from './docs-harness';
+import { EXACT_TOTAL_CAP } from '../../src/repo/documents-repo';
 
 const alice = { accountId: 1, isAdmin: false, apiKeyId: 0 };
 const bob = { accountId: 2, isAdmin: false, apiKeyId: 0 };
@@ -140,7 +141,7 @@ describe('docs service', () => {
     expect(none.page?.total).toBe(0);
   });
 
-  it('counts exactly up to 1,000 matching documents and estimates above, on the same newest-first pages', async () => {
+  it('counts exactly up to EXACT_TOTAL_CAP (100) matching documents and estimates above, on the same newest-first pages', async () => {
     if (!h) return;
     const pg = new Client({ connectionString: h.databaseUrl });
     await pg.connect();
@@ -151,6 +152,13 @@ describe('docs service', () => {
                 now() - interval '1 day' + g * interval '1 millisecond', now() - interval '1 day' + g * interval '1 millisecond'
          FROM generate_series(1, 1200) g`,
       );
+      await pg.query(
+        `INSERT INTO documents (slug, title, content, category, tags, author_account_id, status, version, created_at, updated_at)
+         SELECT 'capped-' || g, 'Capped ' || g, 'text', 'bulk', ARRAY['bulk'], 701, 'published', 1, now(), now()
+         FROM generate_series(1, $1::int) g`,
+        [EXACT_TOTAL_CAP],
+      );
+      await pg.query('ANALYZE documents'); // as autovacuum would after such a load
     } finally {
       await pg.end();
     }
@@ -161,6 +169,9 @@ describe('docs service', () => {
     const rare = await h.client.listDocuments({ ...q, category: 'rare', page: { page: 1, pageSize: 10 } });
     expect(rare.page!.total).toBe(2);
     expect(rare.documents.map((d) => d.title)).toEqual(['Bulk 1000', 'Bulk 500']);
+    // Exactly the cap is still exact.
+    const capped = await h.client.listDocuments({ ...q, authorAccountId: 701, category: '', page: { page: 1, pageSize: 3 } });
+    expect(capped.page!.total).toBe(EXACT_TOTAL_CAP);
     const last = await h.client.listDocuments({ ...q, category: '', page: { page: 12, pageSize: 100 } });
     expect(last.documents.at(-1)!.title).toBe('Bulk 1');
     expect(last.page!.total).toBeGreaterThanOrEqual(1_200);

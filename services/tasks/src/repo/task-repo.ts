@@ -47,7 +47,7 @@ export interface TaskFilter {
 type Tx = Prisma.TransactionClient;
 
 /** Lists count matching rows exactly up to this many; above it the total is the planner's estimate. */
-export const EXACT_TOTAL_CAP = 1_000;
+export const EXACT_TOTAL_CAP = 100;
 
 /** "Plan Rows" of the top node of an `EXPLAIN (FORMAT JSON)` answer. */
 function planRows(result: Array<Record<string, unknown>>): number {
