@@ -8,7 +8,7 @@ export const SERVICE_ORDER: readonly ServiceName[] = ['keys', 'billing', 'docs',
  * (docs and search, whose indexing and scoring are the CPU-heavy work) in one, so that a search
  * never holds up the main thread's event loop. The execution path (gateway, keys, billing, tasks)
  * stays on the main thread: each hop between threads costs more CPU than it frees on a small machine
- * (docs/benchmarks.md, "Threads"). Each thread loads only its own services' code.
+ * (docs/benchmarks.md, "The execution path on one thread"). Each thread loads only its own services' code.
  */
 export const THREAD_GROUPS: readonly (readonly ServiceName[])[] = [['docs', 'search']];
 
