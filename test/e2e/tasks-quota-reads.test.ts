@@ -36,6 +36,41 @@ describe('an exhausted key and its own tasks', () => {
     expect(listed.body.items.map((i: { task_number: string }) => i.task_number)).toContain(taskNumber);
   });
 
+  /** GetUsage calls billing has answered so far (its gRPC server's own counter). */
+  async function usageLookups(sys: TestSystem): Promise<number> {
+    const text = await sys.system.services.billing.metrics.metrics();
+    return text
+      .split('\n')
+      .filter((l) => l.startsWith('grpc_server_handled_total{') && l.includes('GetUsage'))
+      .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+  }
+
+  it('checks the quota from what billing last said, asking again at most once per key per second', async () => {
+    if (!t) return;
+    const user = await newUser(t);
+    const key = (await newKey(t, user.token, { quota: '1000' })).key as string;
+    const before = await usageLookups(t);
+    const started = Date.now();
+    for (let i = 0; i < 30; i += 1) expect((await send(t, 'POST', '/v1/agent/demo-agent/sync', { key, body: hello() })).status).toBe(200);
+    await Promise.all(Array.from({ length: 30 }, () => send(t!, 'POST', '/v1/agent/demo-agent/sync', { key, body: hello() }).then((r) => expect(r.status).toBe(200))));
+    const seconds = Math.ceil((Date.now() - started) / 1000);
+    // One lookup to start with, then at most one per second of the run: not one per request.
+    expect(await usageLookups(t)).toBeLessThanOrEqual(before + 1 + seconds);
+  });
+
+  it('refuses a key the moment its quota is used up, though the gateway last saw it with quota left', async () => {
+    if (!t) return;
+    const user = await newUser(t);
+    const key = (await newKey(t, user.token, { quota: '1' })).key as string;
+    // The gateway has seen this key's usage at 0 ...
+    expect((await send(t, 'POST', '/v1/agent/demo-agent/sync', { key, body: hello() })).status).toBe(200);
+    // ... and billing's admission refuses the next one at once, with the same 429.
+    const refused = await send(t, 'POST', '/v1/agent/demo-agent/sync', { key, body: hello() });
+    expect(refused.status).toBe(429);
+    expect(refused.body.detail).toMatch(/insufficient quota/);
+    expect(refused.headers.get('retry-after')).toBeTruthy();
+  });
+
   it('refuses lowering a quota below what the key has already used', async () => {
     if (!t) return;
     const user = await newUser(t);

@@ -6,7 +6,7 @@ import type { GatewayDeps } from '../deps';
 import { bearerCredential } from './bearer';
 import { fromMicros, toMicros } from './decimal';
 import { API_KEY_FORMAT, sha256Hex, time14Ms } from './secrets';
-import { usedQuotaOfKey } from './usage';
+import { usedQuotaFloor } from './usage';
 
 /** Who a task request runs as, once its API key passed every check. `key.usedQuota` is set when the key has a quota. */
 export interface KeyPrincipal {
@@ -23,7 +23,8 @@ async function verified(deps: GatewayDeps, rawKey: string, kind: string): Promis
 /**
  * The spec's authentication order for one API key and one kind (agent|workflow|aiapp|chatbot or
  * "passthrough"): 1 format, 2 existence, 3 status 启用, 4 account valid, 5 account status +
- * permission + channel (keys service, cached), 6 quota not exhausted (billing usage), 7 not expired.
+ * permission + channel (keys service, cached), 6 quota not exhausted (billing usage, see
+ * UsedQuotaFloor; billing's admission holds it exactly), 7 not expired.
  * Throws the AppError of the first failing check (401 / 403 / 429).
  */
 export interface ApiKeyCheckOptions {
@@ -50,9 +51,11 @@ export async function keyChannel(deps: GatewayDeps, rawKey: string | undefined):
 export async function authenticateApiKey(deps: GatewayDeps, rawKey: string | undefined, kind: string, options: ApiKeyCheckOptions = {}): Promise<KeyPrincipal> {
   const { key, account } = await known(deps, rawKey, kind);
 
+  const expired = !!key.expiredTime && time14Ms(key.expiredTime) <= Date.now();
   let usedQuota = '';
   if (key.quota !== '' && options.spendsQuota !== false) {
-    usedQuota = await usedQuotaOfKey(deps, key.id);
+    const usage = usedQuotaFloor(deps);
+    usedQuota = expired ? await usage.exact(key.id) : usage.floor(key.id);
     const remaining = toMicros(key.quota) - toMicros(usedQuota);
     if (remaining <= 0n) {
       throw AppError.exhausted(`insufficient quota: this API key's quota of ${key.quota} is used up (used ${fromMicros(toMicros(usedQuota))})`, {
@@ -62,7 +65,7 @@ export async function authenticateApiKey(deps: GatewayDeps, rawKey: string | und
       });
     }
   }
-  if (key.expiredTime && time14Ms(key.expiredTime) <= Date.now()) throw AppError.unauthenticated(`API key expired at ${key.expiredTime} (UTC)`);
+  if (expired) throw AppError.unauthenticated(`API key expired at ${key.expiredTime} (UTC)`);
 
   return {
     actor: { accountId: account.id, isAdmin: account.permissions?.admin === true, apiKeyId: key.id },
