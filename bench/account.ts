@@ -3,8 +3,8 @@ import { BENCH_ADMIN_TOKEN, serves, type BenchSystem } from './system';
 
 export type Account = { ok: true; apiKey: string; userToken: string; accountId: number } | { ok: false; reason: string };
 
-/** A user (admin creates it, `POST /api/v1/users`) and an API key without quota (`POST /apikeys/create`), through the public API. */
-export async function createBenchAccount(b: BenchSystem, channel?: string): Promise<Account> {
+/** A user (admin creates it, `POST /api/v1/users`) and an API key (`POST /apikeys/create`; without quota unless given), through the public API. */
+export async function createBenchAccount(b: BenchSystem, channel?: string, quota?: string): Promise<Account> {
   for (const [method, path] of [['POST', '/api/v1/users'], ['POST', '/apikeys/create']]) {
     if (!serves(b.system, method, path)) return { ok: false, reason: `the gateway does not serve ${method} ${path} yet` };
   }
@@ -18,7 +18,7 @@ export async function createBenchAccount(b: BenchSystem, channel?: string): Prom
   const keyRes = await fetch(`${b.http}/apikeys/create`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ token: user.data.token, name: 'bench key', ...(channel && { channel }) }),
+    body: new URLSearchParams({ token: user.data.token, name: 'bench key', ...(channel && { channel }), ...(quota && { quota }) }),
   });
   const key = (await keyRes.json()) as { data?: { key?: string } };
   if (!keyRes.ok || !key.data?.key) return { ok: false, reason: `POST /apikeys/create answered ${keyRes.status}: ${JSON.stringify(key).slice(0, 200)}` };

@@ -89,6 +89,13 @@ async function syncSection(c: Ctx): Promise<Section> {
     const { r, cpu } = await load(c, `sync x${n}`, { url: `${c.b.http}${path}`, method: 'POST', headers, body: CHAT_BODY, connections: n, seconds: SECONDS });
     rows.push(row('sync execution (demo-agent, echo, JSON)', `${n} client${n > 1 ? 's' : ''}`, r, cpu, `main thread ${share(cpu)} % of Tollgate's CPU, other threads the rest (the services' with TOLLGATE_THREADS=on; Node's GC and libuv helpers either way)`));
   }
+  // A key with a quota also goes through auth check 6 (its usage as billing last reported it).
+  const withQuota = await createBenchAccount(c.b, undefined, '999999999');
+  if (withQuota.ok) {
+    const quotaHeaders = { ...headers, authorization: `Bearer ${withQuota.apiKey}` };
+    const { r, cpu } = await load(c, 'sync x16, key with a quota', { url: `${c.b.http}${path}`, method: 'POST', headers: quotaHeaders, body: CHAT_BODY, connections: 16, seconds: SECONDS });
+    rows.push(row('sync execution (demo-agent, echo, JSON)', '16 clients, key with a quota', r, cpu));
+  }
   const at16 = rows[1]?.note;
   return { name: 'sync execution', status: 'ok', reason: at16 && `at 16 clients the ${at16}`, rows };
 }

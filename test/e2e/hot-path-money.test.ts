@@ -68,7 +68,9 @@ describe('execution bursts, back-pressure and exact money (embedded)', () => {
     }
     const completed = outcomes.filter((o) => o.completed);
     expect(completed).toHaveLength(100);
-    expect(outcomes.filter((o) => o.final.status === 429).length).toBe(900);
+    // Every other call ends refused: 429 (the quota) or, when the machine stayed saturated through
+    // all of the client's retries, 503 with Retry-After. Never a 500, never charged.
+    expect(outcomes.filter((o) => !o.completed).map((o) => o.final.status).filter((s) => s !== 429 && s !== 503)).toEqual([]);
     if (mode === 'async') for (const o of completed) await waitForStatus(t, key.key, o.taskNumber!, ['已完成']);
     const u = await until(async () => {
       const now = await usage(t!, key.id);
