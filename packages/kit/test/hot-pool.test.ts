@@ -79,4 +79,15 @@ describe('HotPool', () => {
     expect(rows).toHaveLength(1);
     expect(Number(rows[0].calls)).toBe(2);
   });
+
+  it("a table changed under a prepared statement (a migration adding a column) is re-prepared, not an error", async () => {
+    await pool.query('CREATE TABLE reshaped (id int PRIMARY KEY)');
+    await pool.query('INSERT INTO reshaped VALUES (1)');
+    const sql = 'SELECT * FROM reshaped WHERE id = $1';
+    expect((await pool.query(sql, [1])).rows).toEqual([{ id: 1 }]);
+    await pool.query("ALTER TABLE reshaped ADD COLUMN label text NOT NULL DEFAULT 'x'");
+    // PostgreSQL refuses the old plan ('cached plan must not change result type'); the statement never ran.
+    expect((await pool.query(sql, [1])).rows).toEqual([{ id: 1, label: 'x' }]);
+    expect((await pool.query(sql, [1])).rows).toEqual([{ id: 1, label: 'x' }]);
+  });
 });

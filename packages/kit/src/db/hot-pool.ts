@@ -51,7 +51,17 @@ export class HotPool {
   }
 
   async query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
-    const statement = prepared(sql, values);
+    try {
+      return await this.run<R>(prepared(sql, values));
+    } catch (err) {
+      if (!isPlanResultChanged(err)) throw err;
+      // A table changed shape under the prepared statement (a migration while this process runs):
+      // PostgreSQL refused it before running it, so it is prepared afresh under a new name.
+      return this.run<R>(prepared(sql, values, true));
+    }
+  }
+
+  private async run<R extends pg.QueryResultRow>(statement: pg.QueryConfig): Promise<pg.QueryResult<R>> {
     if (this.pool.waitingCount >= this.options.maxWaiting) throw busy();
     const waitBudget = msUntilDeadline() - DEADLINE_MARGIN_MS;
     if (waitBudget <= 0) throw busy();
@@ -110,16 +120,25 @@ export class HotPool {
 /** Statements prepared once per connection, by their text; past this many distinct texts, one-off. */
 const MAX_PREPARED = 200;
 const statementNames = new Map<string, string>();
+/** How often each text was prepared afresh after its table changed shape (part of its name). */
+const generations = new Map<string, number>();
+/** SQLSTATE 0A000 (feature not supported) with this message: the prepared statement's result changed shape. */
+const isPlanResultChanged = (err: unknown) =>
+  (err as { code?: string }).code === '0A000' && /cached plan must not change result type/.test((err as Error).message);
 
 /**
  * The hot statements are a few fixed texts: each runs as a named prepared statement (parsed and
  * planned once per connection instead of on every call). A name is the text's hash, so two texts
- * never share one.
+ * never share one; `afresh` moves a text to a new name, prepared again on every connection.
  */
-function prepared(text: string, values: unknown[] | undefined): pg.QueryConfig {
+function prepared(text: string, values: unknown[] | undefined, afresh = false): pg.QueryConfig {
+  if (afresh) {
+    generations.set(text, (generations.get(text) ?? 0) + 1);
+    statementNames.delete(text);
+  }
   let name = statementNames.get(text);
   if (name === undefined && statementNames.size < MAX_PREPARED) {
-    name = `h${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+    name = `h${createHash('sha1').update(text).digest('hex').slice(0, 20)}g${generations.get(text) ?? 0}`;
     statementNames.set(text, name);
   }
   return { text, values, name };
