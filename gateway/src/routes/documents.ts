@@ -43,7 +43,7 @@ export function documentsRoutes(deps: GatewayDeps): Router {
 
   deps.book.add(
     router,
-    { method: 'get', path: '/api/v1/documents', summary: 'List documents (newest change first); ?deleted=true lists the trash', tags, security, query: listDocumentsQuery, before: read, responses: { 200: { description: 'One page', schema: envelope(z.object({ documents: z.array(documentListItemSchema), page: z.number().int(), limit: z.number().int(), total: z.number().int().describe('Matching documents: exact up to 1,000, PostgreSQL\'s estimate above (never below 1,001)'), total_pages: z.number().int() })) }, ...errors } },
+    { method: 'get', path: '/api/v1/documents', summary: 'List documents (newest change first); ?deleted=true lists the trash', tags, security, query: listDocumentsQuery, before: read, responses: { 200: { description: 'One page', schema: envelope(z.object({ documents: z.array(documentListItemSchema), page: z.number().int(), limit: z.number().int(), total: z.number().int().describe('Matching documents: exact up to 100, PostgreSQL\'s estimate above (never below 101)'), total_pages: z.number().int() })) }, ...errors } },
     async ({ query }, _req, res) => {
       if (query.deleted && !hasPermission(userOf(res).account, 'docs_write')) throw AppError.forbidden('listing the trash needs the docs_write permission');
       const limit = query.limit ?? DOC_LIST_DEFAULT_LIMIT;

@@ -39,7 +39,7 @@ function updateRequest(res: Response, u: z.infer<typeof statusUpdate>): UpdateSt
 }
 
 const notFound = { 404: { description: 'No such task of your account (unknown and foreign tasks alike)' } };
-const listSchema = z.object({ items: z.array(taskSchema), page: z.number().int(), page_size: z.number().int(), total: z.number().int().describe('Matching tasks: exact up to 1,000, PostgreSQL\'s estimate above (never below 1,001)') });
+const listSchema = z.object({ items: z.array(taskSchema), page: z.number().int(), page_size: z.number().int(), total: z.number().int().describe('Matching tasks: exact up to 100, PostgreSQL\'s estimate above (never below 101)') });
 
 /** Task query (single, batch, list, events) and status updates. */
 export function taskQueryRoutes(deps: GatewayDeps): Router {

@@ -48,6 +48,8 @@ type Tx = Prisma.TransactionClient;
 
 /** Lists count matching rows exactly up to this many; above it the total is the planner's estimate. */
 export const EXACT_TOTAL_CAP = 100;
+/** The queue behind a submission's time estimate is counted exactly up to this many (one cheap count per submission). */
+export const EXACT_WAITING_CAP = 1_000;
 
 /** "Plan Rows" of the top node of an `EXPLAIN (FORMAT JSON)` answer. */
 function planRows(result: Array<Record<string, unknown>>): number {
@@ -301,10 +303,10 @@ export class TaskRepo {
     return failed;
   }
 
-  /** Waiting async tasks: counted up to `EXACT_TOTAL_CAP` on the queue index, the planner's estimate above it. */
+  /** Waiting async tasks: counted up to `EXACT_WAITING_CAP` on the queue index, the planner's estimate above it. */
   async countWaiting(): Promise<number> {
-    const counted = await this.db.task.count({ where: { mode: 'async', status: TaskStatus.Waiting }, take: EXACT_TOTAL_CAP + 1 });
-    if (counted <= EXACT_TOTAL_CAP) return counted;
+    const counted = await this.db.task.count({ where: { mode: 'async', status: TaskStatus.Waiting }, take: EXACT_WAITING_CAP + 1 });
+    if (counted <= EXACT_WAITING_CAP) return counted;
     const plan = await this.db.$queryRaw<Array<Record<string, unknown>>>`EXPLAIN (FORMAT JSON) SELECT 1 FROM tasks WHERE mode = 'async' AND status = ${TaskStatus.Waiting}`;
     return Math.max(counted, planRows(plan));
   }
