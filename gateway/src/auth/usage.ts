@@ -26,7 +26,10 @@ export class UsedQuotaFloor {
   private readonly seen = new Map<number, { used: string; at: number }>();
   private readonly asking = new Map<number, Promise<string>>();
 
-  constructor(private readonly lookup: (apiKeyId: number) => Promise<string>) {}
+  constructor(
+    private readonly lookup: (apiKeyId: number) => Promise<string>,
+    private readonly onRefreshFailed: (apiKeyId: number, err: unknown) => void,
+  ) {}
 
   /** billing's figure now; concurrent calls for one key share one lookup. */
   exact(apiKeyId: number): Promise<string> {
@@ -43,11 +46,15 @@ export class UsedQuotaFloor {
     return asked;
   }
 
-  /** The floor known now ('0' before the first answer), refreshed in the background when old; never waits. */
-  floor(apiKeyId: number): string {
+  /**
+   * The floor known now, refreshed in the background when old; waits only for a key not seen yet
+   * (its first call after this gateway started, or after the memory started again).
+   */
+  floor(apiKeyId: number): string | Promise<string> {
     const known = this.seen.get(apiKeyId);
-    if (!known || Date.now() - known.at > REFRESH_AFTER_MS) this.exact(apiKeyId).catch(() => undefined);
-    return known?.used ?? '0';
+    if (!known) return this.exact(apiKeyId);
+    if (Date.now() - known.at > REFRESH_AFTER_MS) this.exact(apiKeyId).catch((err: unknown) => this.onRefreshFailed(apiKeyId, err));
+    return known.used;
   }
 }
 
@@ -55,6 +62,11 @@ const floors = new WeakMap<GatewayDeps, UsedQuotaFloor>();
 
 export function usedQuotaFloor(deps: GatewayDeps): UsedQuotaFloor {
   let floor = floors.get(deps);
-  if (!floor) floors.set(deps, (floor = new UsedQuotaFloor(async (id) => (await usedQuotaOf(deps, [id])).get(id) ?? '0')));
+  if (!floor) {
+    const lookup = async (id: number) => (await usedQuotaOf(deps, [id])).get(id) ?? '0';
+    // The check goes on with the last figure; billing's admission still holds the quota exactly.
+    const failed = (apiKeyId: number, err: unknown) => deps.log.warn({ err, apiKeyId }, 'refreshing a key\'s usage for the quota check failed');
+    floors.set(deps, (floor = new UsedQuotaFloor(lookup, failed)));
+  }
   return floor;
 }
