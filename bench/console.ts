@@ -14,19 +14,11 @@ import { loadSystemConfig, startEmbeddedSystem } from '@tollgate/system';
 import type { Page } from 'playwright-core';
 import { buildConsole } from '../scripts/console-build';
 import { launchChromium } from '../test/support/browser';
+import { CONSOLE_PAGES } from '../console/src/nav';
 
 const ADMIN = `tg-console-bench-${randomBytes(8).toString('hex')}`;
 const RUNS = 5;
-const PAGES: Array<[string, string]> = [
-  ['/', 'Overview'],
-  ['/keys', 'API keys'],
-  ['/tasks', 'Tasks'],
-  ['/playground', 'Playground'],
-  ['/billing', 'Billing'],
-  ['/documents', 'Documents'],
-  ['/admin', 'Administration'],
-  ['/account', 'Account'],
-];
+const PAGES: Array<[string, string]> = CONSOLE_PAGES.map((p) => [p.path, p.label]);
 /** Data requests; event streams (`…/events`) stay open by design and are not waited for. */
 const DATA = /\/(api|v1|apikeys)\/(?!.*\/events(\?|$))/;
 const MAX_WAIT_MS = 10_000;

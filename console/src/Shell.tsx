@@ -3,6 +3,7 @@ import { NavLink, Outlet } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import { useSession } from './session';
 import { SignIn } from './pages/SignIn';
+import { CONSOLE_PAGES } from './nav';
 import { Loading } from './ui/kit';
 
 function ThemeToggle() {
@@ -28,16 +29,7 @@ export function Shell() {
   const queryClient = useQueryClient();
   if (loading) return <main className="centered"><Loading /></main>;
   if (!user) return <SignIn />;
-  const pages: Array<[string, string]> = [
-    ['/', 'Overview'],
-    ['/keys', 'API keys'],
-    ['/tasks', 'Tasks'],
-    ['/playground', 'Playground'],
-    ['/billing', 'Billing'],
-    ['/documents', 'Documents'],
-    ...(user.permissions.admin ? ([['/admin', 'Administration']] as Array<[string, string]>) : []),
-    ['/account', 'Account'],
-  ];
+  const pages = CONSOLE_PAGES.filter((p) => !p.adminOnly || user.permissions.admin).map((p): [string, string] => [p.path, p.label]);
   return (
     <div className="layout">
       <a className="skip" href="#main">
