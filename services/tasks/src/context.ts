@@ -1,6 +1,7 @@
 import type { EventBus, Logger } from '@tollgate/kit';
 import type { RunningTasks } from './execution/running';
 import type { RunTimes } from './execution/run-times';
+import type { WaitingGauge } from './execution/waiting-gauge';
 import type { AdmissionGate } from './execution/admission-gate';
 import type { Admissions } from './admission/admissions';
 import type { AppCatalogue } from './repo/app-catalogue';
@@ -18,6 +19,8 @@ export interface TasksContext {
   running: RunningTasks;
   /** Each app's recent mean run time, for the async wait estimate. */
   runTimes: RunTimes;
+  /** The async tasks waiting for a worker, recounted at most a few times a second, for the same estimate. */
+  waiting: WaitingGauge;
   /** Bounds the executions being checked and admitted at once. */
   admitting: AdmissionGate;
   bus: EventBus;

@@ -10,6 +10,7 @@ import type { TasksContext } from './context';
 import { createTasksDb } from './db';
 import { RunningTasks } from './execution/running';
 import { RunTimes } from './execution/run-times';
+import { WaitingGauge } from './execution/waiting-gauge';
 import { AdmissionGate } from './execution/admission-gate';
 import { AppRepo } from './repo/app-repo';
 import { ConversationRepo } from './repo/conversation-repo';
@@ -24,6 +25,8 @@ import { startWebhooks } from './webhooks';
 
 /** How often the apps' run times are written back (they are kept in memory in between). */
 const RUN_TIMES_FLUSH_MS = 5_000;
+/** A submission's time estimate may use a count of the waiting tasks this old. */
+const WAITING_COUNT_MAX_AGE_MS = 250;
 
 export const tasksService: ServiceModule<TasksConfig> = {
   name: 'tasks',
@@ -39,10 +42,12 @@ export const tasksService: ServiceModule<TasksConfig> = {
         const hot = new HotPool(config.databaseUrl, { max: config.pgPoolMax, maxWaiting: config.pgMaxWaiting });
         const outbox = new Outbox(db, hot, bus, log);
         const appRepo = new AppRepo(db, appSecretBox(config, log));
+        const tasks = new TaskRepo(db, hot, outbox);
         const ctx: TasksContext = {
           apps: new AppCatalogue(appRepo, bus, log, config.appCacheMs),
           admissions: new Admissions(createGrpcClient(BillingClient, config.billingAddress), { leaseSeconds: config.admissionLeaseSeconds }, log),
-          tasks: new TaskRepo(db, hot, outbox),
+          tasks,
+          waiting: new WaitingGauge(() => tasks.countWaiting(), WAITING_COUNT_MAX_AGE_MS),
           conversations: new ConversationRepo(db),
           outbox,
           running: new RunningTasks(),

@@ -63,6 +63,8 @@ const jsonText = (v: unknown) => JSON.stringify(v === undefined ? null : v);
 
 type Row = TaskSqlRow & EventColumns;
 
+const COUNT_WAITING_SQL = `SELECT count(*)::int AS n FROM (SELECT 1 FROM tasks WHERE mode = 'async' AND status = $1 LIMIT $2) w`;
+
 const CREATE_SQL = `
   WITH t AS (
     INSERT INTO tasks (task_number, app_id, kind, account_id, api_key_id, status, mode, request, result, comments, usage,
@@ -305,7 +307,8 @@ export class TaskRepo {
 
   /** Waiting async tasks: counted up to `EXACT_WAITING_CAP` on the queue index, the planner's estimate above it. */
   async countWaiting(): Promise<number> {
-    const counted = await this.db.task.count({ where: { mode: 'async', status: TaskStatus.Waiting }, take: EXACT_WAITING_CAP + 1 });
+    const { rows } = await this.hot.query<{ n: number }>(COUNT_WAITING_SQL, [TaskStatus.Waiting, EXACT_WAITING_CAP + 1]);
+    const counted = rows[0].n;
     if (counted <= EXACT_WAITING_CAP) return counted;
     const plan = await this.db.$queryRaw<Array<Record<string, unknown>>>`EXPLAIN (FORMAT JSON) SELECT 1 FROM tasks WHERE mode = 'async' AND status = ${TaskStatus.Waiting}`;
     return Math.max(counted, planRows(plan));

@@ -14,11 +14,19 @@ export function formatDuration(ms: number): string {
 
 /**
  * Human-readable wait, in O(1): the app's recent mean run time (kept in memory from finished runs)
- * × (waiting tasks per worker slot + 1), the waiting tasks counted up to a cap and estimated above it.
+ * × (waiting tasks per worker slot + 1), the waiting tasks counted up to a cap and estimated above
+ * it, a count shared by the submissions of the same fraction of a second.
  */
 export async function estimateTime(ctx: TasksContext, appId: string, mode: ExecutionMode): Promise<string> {
   if (mode === 'external') return 'depends on the external app that runs this task';
-  const [runMs, waiting] = await Promise.all([ctx.runTimes.meanMs(appId), ctx.tasks.countWaiting()]);
+  const [runMs, waiting] = await Promise.all([
+    ctx.runTimes.meanMs(appId),
+    // The task is already queued: a failed count must not fail its submission.
+    ctx.waiting.read().catch((err: unknown) => {
+      ctx.log.warn({ err }, 'counting the waiting tasks failed; the estimate assumes an empty queue');
+      return 0;
+    }),
+  ]);
   const slots = Math.max(1, ctx.settings.workers);
   return formatDuration((runMs ?? DEFAULT_RUN_MS) * (Math.floor(Math.max(0, waiting - 1) / slots) + 1));
 }

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { createMemoryBus, TaskStatus } from '@tollgate/kit';
 import { useTestDatabase } from '@tollgate/kit/src/testing/postgres';
-import { EXACT_TOTAL_CAP } from '../../src/repo/task-repo';
+import { EXACT_TOTAL_CAP, EXACT_WAITING_CAP } from '../../src/repo/task-repo';
 import { admin, exec, owner, recordStatusEvents, startReplica, stranger, userMessage, type Replica } from '../support/replica';
 
 /** Seconds in an `estimated_time` such as "about 0.4 seconds" / "about 3 seconds" / "about 2 minutes". */
@@ -12,15 +12,15 @@ function seconds(estimate: string): number {
 }
 
 /** `n` tasks of `accountId` written straight into the table (one statement), as a long history would leave them, analyzed as autovacuum would. */
-async function seedTasks(url: string, accountId: number, n: number, kind = 'agent'): Promise<void> {
+async function seedTasks(url: string, accountId: number, n: number, kind = 'agent', status: string = TaskStatus.Completed): Promise<void> {
   const pg = new Client({ connectionString: url });
   await pg.connect();
   try {
     await pg.query(
       `INSERT INTO tasks (task_number, app_id, kind, account_id, api_key_id, status, mode, request, created_at, updated_at)
-       SELECT 'seed-' || $1::int || '-' || $3::text || '-' || g, 'demo-agent', $3, $1, 1, '已完成', 'async', '{}'::jsonb, now(), now()
+       SELECT 'seed-' || $1::int || '-' || $3::text || '-' || CASE WHEN $4 = '已完成' THEN '' ELSE 'queued-' END || g, 'demo-agent', $3, $1, 1, $4, 'async', '{}'::jsonb, now(), now()
        FROM generate_series(1, $2::int) g`,
-      [accountId, n, kind],
+      [accountId, n, kind, status],
     );
     await pg.query('ANALYZE tasks');
   } finally {
@@ -78,6 +78,26 @@ describe('task list and wait estimate', () => {
     const deep = await list(r, owner, 75, 20);
     expect(deep.items.map((t) => t.taskNumber).at(-1)).toBe('seed-1-agent-1');
     expect(deep.page!.total).toBeGreaterThanOrEqual(1_500);
+  });
+
+  it('estimates a submission from the queue ahead of it: counted up to EXACT_WAITING_CAP, the planner\'s figure above', async () => {
+    if (!database.available) return;
+    const r = await start({ TASKS_WORKERS: '0' }); // one slot; nothing finished yet: 5 s per run
+    const run = { appId: 'demo-agent', kind: 'agent', messages: userMessage('queued') };
+    expect((await r.client.submitAsync(exec(run))).estimatedTime).toBe('about 5 seconds');
+    await seedTasks(database.url, owner.accountId, 30, 'agent', TaskStatus.Waiting);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // past the age of the shared count
+    // 30 seeded + the first submission + this one wait: 31 runs ahead of it, 32 × 5 s.
+    expect((await r.client.submitAsync(exec(run))).estimatedTime).toBe('about 3 minutes');
+    await seedTasks(database.url, stranger.accountId, EXACT_WAITING_CAP * 2, 'agent', TaskStatus.Waiting);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const minutes = seconds((await r.client.submitAsync(exec(run))).estimatedTime) / 60;
+    expect(minutes).toBeGreaterThan((EXACT_WAITING_CAP * 1.5 * 5) / 60);
+
+    const pg = new Client({ connectionString: database.url }); // the queue is this test's own: empty it for the next
+    await pg.connect();
+    await pg.query('DELETE FROM tasks WHERE status = $1', [TaskStatus.Waiting]);
+    await pg.end();
   });
 
   it('refuses bad paging and unknown statuses with a field error', async () => {
