@@ -3,6 +3,7 @@ export * from './config';
 export * from './logging';
 export * from './context';
 export * from './grpc';
+export * from './batch';
 export * from './db';
 export * from './bus';
 export * from './service';

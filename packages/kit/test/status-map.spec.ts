@@ -1,6 +1,6 @@
 import { Metadata, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { AppError, ErrorCode } from '../src/errors/app-error';
-import { ERROR_METADATA_KEY, MAX_ERROR_METADATA_CHARS, MAX_STATUS_MESSAGE_CHARS, fromGrpcError, toGrpcError, truncateText } from '../src/grpc/status-map';
+import { ERROR_METADATA_KEY, MAX_ERROR_METADATA_CHARS, MAX_STATUS_MESSAGE_CHARS, fromGrpcError, fromItemError, toGrpcError, toItemError, truncateText } from '../src/grpc/status-map';
 
 describe('the domain error → gRPC mapping carries bounded text only', () => {
   it('cuts a message quoting 600 KB of client input', () => {
@@ -65,5 +65,26 @@ describe('database failures that mean "not now"', () => {
     const bug = toGrpcError(new TypeError('cannot read properties of undefined'));
     expect(bug.code).toBe(GrpcStatus.INTERNAL);
     expect(bug.details).toBe('internal error');
+  });
+});
+
+describe('errors as items of a batch answer', () => {
+  it('come back as the AppError a unary call would have given, details and all', () => {
+    const refused = AppError.exhausted('insufficient quota: 0.5 left, 1 needed', { limit: 'quota', retryAfterSeconds: 60 });
+    const back = fromItemError(toItemError(refused));
+    expect(back.code).toBe(ErrorCode.ResourceExhausted);
+    expect(back.message).toBe(refused.message);
+    expect(back.details).toEqual({ limit: 'quota', retryAfterSeconds: 60 });
+    const field = fromItemError(toItemError(AppError.field(['kind'], 'must be one of agent, workflow')));
+    expect(field.code).toBe(ErrorCode.InvalidArgument);
+    expect(field.details.issues).toEqual([expect.objectContaining({ loc: ['kind'], msg: 'must be one of agent, workflow' })]);
+  });
+
+  it('hide an unknown fault as INTERNAL and survive details that are not JSON', () => {
+    const fault = toItemError(new TypeError('cannot read properties of undefined'));
+    expect(fault).toMatchObject({ code: GrpcStatus.INTERNAL, message: 'internal error' });
+    expect(fromItemError(fault).code).toBe(ErrorCode.Internal);
+    const garbled = fromItemError({ code: GrpcStatus.RESOURCE_EXHAUSTED, message: 'x', details: '{not json' });
+    expect(garbled.code).toBe(ErrorCode.ResourceExhausted);
   });
 });

@@ -1,5 +1,5 @@
-import { implement, type Logger } from '@tollgate/kit';
-import { BillingService, type SettleRequest } from '@tollgate/protos/billing';
+import { ErrorCode, implement, isAppError, toItemError, type Logger } from '@tollgate/kit';
+import { BillingService, type AdmitRequest, type AdmitResult, type SettleRequest } from '@tollgate/protos/billing';
 import type { ServiceBinding } from '@tollgate/kit';
 import type { LevelLimits } from './config';
 import type { AdmissionRepo } from './repo/admission-repo';
@@ -7,7 +7,7 @@ import type { LedgerRepo } from './repo/ledger-repo';
 import type { PriceCache } from './repo/price-cache';
 import type { RateRepo } from './repo/rate-repo';
 import type { UsageRepo } from './repo/usage-repo';
-import { admit } from './usecases/admit';
+import { admit, admitBatch, type AdmitOutcome } from './usecases/admit';
 import { settle, settleBatch } from './usecases/settle';
 import { expiredAdmissions, renewAdmissions } from './usecases/admission-leases';
 import { getUsage } from './usecases/get-usage';
@@ -26,6 +26,19 @@ export interface BillingParts {
   freezeGraceSeconds: number;
 }
 
+const decodeAdmit = (r: AdmitRequest) => ({
+  ...r,
+  estimate: { inputTokens: r.estimatedInputTokens, outputTokens: r.estimatedOutputTokens, seconds: r.estimatedSeconds },
+});
+
+/** A batch item's refusal travels as the error Admit would have sent; a fault (not a refusal) is logged here, as the handlers log a failed call. */
+function encodeAdmitOutcome(o: AdmitOutcome, log: Logger): AdmitResult {
+  if ('admitted' in o) return { taskNumber: o.taskNumber, admitted: o.admitted, errorCode: 0, errorMessage: '', errorDetails: '' };
+  if (!isAppError(o.refused) || o.refused.code === ErrorCode.Internal) log.error({ err: o.refused, taskNumber: o.taskNumber }, 'admission failed');
+  const e = toItemError(o.refused);
+  return { taskNumber: o.taskNumber, errorCode: e.code, errorMessage: e.message, errorDetails: e.details };
+}
+
 const decodeSettle = (r: SettleRequest) => ({
   taskNumber: r.taskNumber,
   outcome: r.outcome,
@@ -39,11 +52,8 @@ export function billingBinding(p: BillingParts, log: Logger): ServiceBinding {
     implementation: implement(
       BillingService,
       {
-        admit: (r) =>
-          admit(p, {
-            ...r,
-            estimate: { inputTokens: r.estimatedInputTokens, outputTokens: r.estimatedOutputTokens, seconds: r.estimatedSeconds },
-          }),
+        admit: (r) => admit(p, decodeAdmit(r)),
+        admitBatch: async (r, ctx) => ({ items: (await admitBatch(p, r.items.map(decodeAdmit))).map((o) => encodeAdmitOutcome(o, ctx.log)) }),
         settle: (r) => settle(p, decodeSettle(r)),
         settleBatch: async (r) => ({ items: await settleBatch(p, r.items.map(decodeSettle)) }),
         renewAdmissions: async (r) => ({ renewed: await renewAdmissions(p, r.taskNumbers, r.leaseSeconds) }),

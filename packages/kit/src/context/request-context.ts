@@ -19,6 +19,11 @@ export function runWithRequestContext<T>(ctx: RequestContext, fn: () => T): T {
   return storage.run(ctx, fn);
 }
 
+/** Runs `fn` outside any request context: work shared by many calls must not inherit one call's deadline or id. */
+export function outsideRequestContext<T>(fn: () => T): T {
+  return storage.exit(fn);
+}
+
 export function currentRequestContext(): RequestContext | undefined {
   return storage.getStore();
 }

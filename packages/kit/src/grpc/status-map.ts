@@ -138,3 +138,25 @@ export function fromGrpcError(err: ServiceError | Error): AppError {
   const message = TRANSPORT_MESSAGES[code] ?? `a backend service refused the call (${code.toLowerCase()})`;
   return new AppError(code, message, { transport: true }, { cause: err });
 }
+
+/**
+ * An error as the fields of one item of a batch answer: what a unary call would have failed with
+ * (its gRPC status code, status message and details metadata), so the caller gets the same
+ * AppError either way.
+ */
+export interface ItemError {
+  code: number;
+  message: string;
+  details: string;
+}
+
+export function toItemError(err: unknown): ItemError {
+  const g = toGrpcError(err);
+  return { code: g.code, message: g.details, details: String(g.metadata.get(ERROR_METADATA_KEY)[0] ?? '') };
+}
+
+export function fromItemError(e: ItemError): AppError {
+  const metadata = new Metadata();
+  if (e.details) metadata.set(ERROR_METADATA_KEY, e.details);
+  return fromGrpcError(Object.assign(new Error(e.message), { code: e.code as GrpcStatus, details: e.message, metadata }));
+}

@@ -95,3 +95,24 @@ export async function admit(deps: AdmitDeps, c: AdmitCommand): Promise<Admitted>
   }
   throw new AppError(ErrorCode.Unavailable, 'admission kept racing with other executions of this key; try again');
 }
+
+/** Most admissions one AdmitBatch call may carry. */
+export const MAX_ADMIT_BATCH = 500;
+
+export type AdmitOutcome = { taskNumber: string; admitted: Admitted } | { taskNumber: string; refused: unknown };
+
+/**
+ * Admits many executions, each decided on its own exactly as `admit` decides one (its own
+ * statement; items of one key queue on that key's row as separate calls would).
+ */
+export async function admitBatch(deps: AdmitDeps, commands: AdmitCommand[]): Promise<AdmitOutcome[]> {
+  if (commands.length > MAX_ADMIT_BATCH) throw AppError.field(['items'], `at most ${MAX_ADMIT_BATCH} admissions per call`, 'size');
+  return Promise.all(
+    commands.map((c) =>
+      admit(deps, c).then(
+        (admitted) => ({ taskNumber: c.taskNumber, admitted }),
+        (refused: unknown) => ({ taskNumber: c.taskNumber, refused }),
+      ),
+    ),
+  );
+}

@@ -1,4 +1,5 @@
-import { ErrorCode } from '@tollgate/kit';
+import { ErrorCode, fromItemError } from '@tollgate/kit';
+import type { AdmitResult } from '@tollgate/protos/billing';
 import { admitRequest, rejection, startBilling, taskNo, type BillingHarness } from './harness';
 
 // No overspend: the reservation, the rpm count and the concurrency slot are one conditional statement.
@@ -105,5 +106,57 @@ describe('Admit under concurrency (real PostgreSQL, gRPC loopback)', () => {
     await expect(b.client.admit(admitRequest({ apiKeyId: 106, quota: '' }))).resolves.toMatchObject({ remaining: '' });
     const err = await rejection(b.client.admit(admitRequest({ apiKeyId: 107, quota: '0' })));
     expect(err.details.limit).toBe('quota');
+  });
+  // The tasks service's coalescing admitter sends what queued up during one call in the next.
+  describe('AdmitBatch', () => {
+    const refusalOf = (r: AdmitResult) => fromItemError({ code: r.errorCode, message: r.errorMessage, details: r.errorDetails });
+
+    it('answers each item as Admit would, in order: admitted, over quota, already admitted, malformed', async () => {
+      if (!b) return;
+      const key = { apiKeyId: 201, accountId: 7, quota: '2', rpmLimit: 100_000, concurrencyLimit: 100_000 };
+      const { items } = await b.client.admitBatch({
+        items: ['b1', 'b2', 'b3'].map((label) => admitRequest({ ...key, taskNumber: taskNo(label) })),
+      });
+      expect(items.map((i) => i.taskNumber.split('-')[0])).toEqual(['b1', 'b2', 'b3']);
+      const admitted = items.filter((i) => i.admitted);
+      expect(admitted).toHaveLength(2);
+      expect(admitted[0].admitted).toMatchObject({ reserved: '1' });
+      const over = refusalOf(items.find((i) => !i.admitted)!);
+      expect(over.code).toBe(ErrorCode.ResourceExhausted);
+      expect(over.details.limit).toBe('quota');
+      expect(over.message).toMatch(/insufficient quota/);
+
+      const second = await b.client.admitBatch({
+        items: [admitRequest({ apiKeyId: 202, accountId: 7, taskNumber: admitted[0].taskNumber }), admitRequest({ apiKeyId: 202, accountId: 7, kind: 'teleport' }), admitRequest({ apiKeyId: 202, accountId: 7 })],
+      });
+      expect(refusalOf(second.items[0]).code).toBe(ErrorCode.AlreadyExists);
+      const malformed = refusalOf(second.items[1]);
+      expect(malformed.code).toBe(ErrorCode.InvalidArgument);
+      expect(malformed.details.issues).toEqual([expect.objectContaining({ loc: ['kind'] })]);
+      expect(second.items[2].admitted).toMatchObject({ reserved: '1' });
+      const [usage] = await b.sql<{ reserved: string; in_flight: number }>('SELECT reserved::text, in_flight FROM key_usage WHERE api_key_id = 202');
+      expect({ reserved: Number(usage.reserved), inFlight: usage.in_flight }).toEqual({ reserved: 1, inFlight: 1 });
+    });
+
+    it('admits exactly 100 of 1,000 executions sent in ten concurrent batches against a quota of 100', async () => {
+      if (!b) return;
+      const batches = Array.from({ length: 10 }, (_, n) => ({
+        items: Array.from({ length: 100 }, (_, i) => admitRequest({ apiKeyId: 203, accountId: 7, quota: '100', rpmLimit: 100_000, concurrencyLimit: 100_000, taskNumber: taskNo(`bq${n}-${i}`) })),
+      }));
+      const answers = (await Promise.all(batches.map((batch) => b!.client.admitBatch(batch)))).flatMap((a) => a.items);
+      expect(answers.filter((a) => a.admitted)).toHaveLength(100);
+      for (const refused of answers.filter((a) => !a.admitted)) expect(refusalOf(refused).details.limit).toBe('quota');
+      const [usage] = await b.sql<{ reserved: string; in_flight: number }>('SELECT reserved::text, in_flight FROM key_usage WHERE api_key_id = 203');
+      expect(Number(usage.reserved)).toBe(100);
+      expect(usage.in_flight).toBe(100);
+    });
+
+    it('refuses a batch over its largest size as a whole, admitting none of it', async () => {
+      if (!b) return;
+      const items = Array.from({ length: 501 }, () => admitRequest({ apiKeyId: 204, accountId: 7 }));
+      const refused = await rejection(b.client.admitBatch({ items }));
+      expect(refused.code).toBe(ErrorCode.InvalidArgument);
+      expect(await b.sql('SELECT 1 FROM key_usage WHERE api_key_id = 204')).toHaveLength(0);
+    });
   });
 });

@@ -1,5 +1,5 @@
-import { AppError, isAppError, type GrpcClient, type Logger } from '@tollgate/kit';
-import type { BillingClient } from '@tollgate/protos/billing';
+import { AppError, Coalescer, fromItemError, isAppError, type GrpcClient, type Logger } from '@tollgate/kit';
+import type { AdmitRequest, AdmitResult, BillingClient } from '@tollgate/protos/billing';
 import type { Payer } from '@tollgate/protos/tasks';
 import { refundOf, settlementOf, type Settlement } from '../domain/settlement';
 import type { Actor, TaskRecord } from '../domain/types';
@@ -11,17 +11,21 @@ export interface AdmissionSettings {
 }
 
 const RENEW_BATCH = 1_000;
-/** An admission is one statement; billing taking longer than this is overloaded. */
+/** An admission is one statement; billing taking longer than this (for a batch of them) is overloaded. */
 const ADMIT_DEADLINE_MS = 5_000;
+/** Admissions asked for while an AdmitBatch call is under way go out together in the next, up to this many. */
+const ADMIT_BATCH = 200;
 
 /**
- * This replica's side of billing: admits executions (before anything runs), settles each one by its
- * task's outcome through the coalescing settler, and renews the leases of the admissions whose
+ * This replica's side of billing: admits executions (before anything runs; the admissions asked
+ * for during one AdmitBatch call go out together in the next), settles each one by its task's
+ * outcome through the coalescing settler, and renews the leases of the admissions whose
  * executions it is working on, in one batched call per period.
  */
 export class Admissions {
   private readonly held = new Set<string>();
   private readonly settler: Settler;
+  private readonly admitter: Coalescer<AdmitRequest, AdmitResult>;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -30,6 +34,7 @@ export class Admissions {
     private readonly log: Logger,
   ) {
     this.settler = new Settler(billing, log);
+    this.admitter = new Coalescer(async (items) => (await billing.admitBatch({ items }, { timeoutMs: ADMIT_DEADLINE_MS })).items, ADMIT_BATCH);
   }
 
   /**
@@ -51,7 +56,7 @@ export class Admissions {
   }
 
   private async request(actor: Actor, payer: Payer, e: { kind: string; appId: string; taskNumber: string; maxTokens?: number }): Promise<void> {
-    await this.billing.admit({
+    const result = await this.admitter.submit({
       apiKeyId: actor.apiKeyId,
       accountId: actor.accountId,
       level: payer.level,
@@ -66,7 +71,8 @@ export class Admissions {
       estimatedOutputTokens: Math.max(0, Math.ceil(e.maxTokens ?? 0)),
       estimatedSeconds: 0,
       leaseSeconds: this.settings.leaseSeconds,
-    }, { timeoutMs: ADMIT_DEADLINE_MS });
+    });
+    if (!result.admitted) throw fromItemError({ code: result.errorCode, message: result.errorMessage, details: result.errorDetails });
   }
 
   /** This replica works on the admitted execution (a worker's claim): keep its lease alive. */

@@ -1,4 +1,4 @@
-import type { GrpcClient, Logger } from '@tollgate/kit';
+import { Coalescer, type GrpcClient, type Logger } from '@tollgate/kit';
 import type { BillingClient, SettleRequest } from '@tollgate/protos/billing';
 
 const MAX_BATCH = 500;
@@ -9,35 +9,20 @@ const MAX_BATCH = 500;
  * admissions keep their lease, and once it runs out the reconciler settles them by their task.
  */
 export class Settler {
-  private queue: Array<{ item: SettleRequest; done: () => void }> = [];
-  private busy = false;
+  private readonly batches: Coalescer<SettleRequest, void>;
 
-  constructor(
-    private readonly billing: GrpcClient<BillingClient>,
-    private readonly log: Logger,
-  ) {}
-
-  settle(items: SettleRequest[]): Promise<void> {
-    if (items.length === 0) return Promise.resolve();
-    const all = items.map((item) => new Promise<void>((done) => this.queue.push({ item, done })));
-    if (!this.busy) void this.drain();
-    return Promise.all(all).then(() => undefined);
+  constructor(billing: GrpcClient<BillingClient>, log: Logger) {
+    this.batches = new Coalescer<SettleRequest, void>(async (items) => {
+      try {
+        await billing.settleBatch({ items });
+      } catch (err) {
+        log.warn({ err, count: items.length }, 'settlement failed; the admissions are settled by their task once their lease runs out');
+      }
+      return items.map((): void => undefined);
+    }, MAX_BATCH);
   }
 
-  private async drain(): Promise<void> {
-    this.busy = true;
-    try {
-      while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, MAX_BATCH);
-        try {
-          await this.billing.settleBatch({ items: batch.map((b) => b.item) });
-        } catch (err) {
-          this.log.warn({ err, count: batch.length }, 'settlement failed; the admissions are settled by their task once their lease runs out');
-        }
-        for (const b of batch) b.done();
-      }
-    } finally {
-      this.busy = false;
-    }
+  async settle(items: SettleRequest[]): Promise<void> {
+    await Promise.all(items.map((item) => this.batches.submit(item)));
   }
 }

@@ -58,6 +58,30 @@ export interface AdmitResponse {
   basis: string;
 }
 
+export interface AdmitBatchRequest {
+  items: AdmitRequest[];
+}
+
+export interface AdmitResult {
+  taskNumber: string;
+  /** Set when the execution was admitted. */
+  admitted?:
+    | AdmitResponse
+    | undefined;
+  /**
+   * When refused: what Admit would have failed with (gRPC status code, status message, and the
+   * error details it would have sent in its trailing metadata).
+   */
+  errorCode: number;
+  errorMessage: string;
+  errorDetails: string;
+}
+
+export interface AdmitBatchResponse {
+  /** One per item, in the order of the request. */
+  items: AdmitResult[];
+}
+
 export interface Units {
   inputTokens: number;
   outputTokens: number;
@@ -653,6 +677,295 @@ export const AdmitResponse: MessageFns<AdmitResponse> = {
     message.reserved = object.reserved ?? "";
     message.remaining = object.remaining ?? "";
     message.basis = object.basis ?? "";
+    return message;
+  },
+};
+
+function createBaseAdmitBatchRequest(): AdmitBatchRequest {
+  return { items: [] };
+}
+
+export const AdmitBatchRequest: MessageFns<AdmitBatchRequest> = {
+  encode(message: AdmitBatchRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.items) {
+      AdmitRequest.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AdmitBatchRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAdmitBatchRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.items.push(AdmitRequest.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AdmitBatchRequest {
+    return {
+      items: globalThis.Array.isArray(object?.items) ? object.items.map((e: any) => AdmitRequest.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: AdmitBatchRequest): unknown {
+    const obj: any = {};
+    if (message.items?.length) {
+      obj.items = message.items.map((e) => AdmitRequest.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<AdmitBatchRequest>): AdmitBatchRequest {
+    return AdmitBatchRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AdmitBatchRequest>): AdmitBatchRequest {
+    const message = createBaseAdmitBatchRequest();
+    message.items = object.items?.map((e) => AdmitRequest.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseAdmitResult(): AdmitResult {
+  return { taskNumber: "", admitted: undefined, errorCode: 0, errorMessage: "", errorDetails: "" };
+}
+
+export const AdmitResult: MessageFns<AdmitResult> = {
+  encode(message: AdmitResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.taskNumber !== "") {
+      writer.uint32(10).string(message.taskNumber);
+    }
+    if (message.admitted !== undefined) {
+      AdmitResponse.encode(message.admitted, writer.uint32(18).fork()).join();
+    }
+    if (message.errorCode !== 0) {
+      writer.uint32(24).int32(message.errorCode);
+    }
+    if (message.errorMessage !== "") {
+      writer.uint32(34).string(message.errorMessage);
+    }
+    if (message.errorDetails !== "") {
+      writer.uint32(42).string(message.errorDetails);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AdmitResult {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAdmitResult();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.taskNumber = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.admitted = AdmitResponse.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.errorCode = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.errorMessage = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.errorDetails = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AdmitResult {
+    return {
+      taskNumber: isSet(object.taskNumber)
+        ? globalThis.String(object.taskNumber)
+        : isSet(object.task_number)
+        ? globalThis.String(object.task_number)
+        : "",
+      admitted: isSet(object.admitted) ? AdmitResponse.fromJSON(object.admitted) : undefined,
+      errorCode: isSet(object.errorCode)
+        ? globalThis.Number(object.errorCode)
+        : isSet(object.error_code)
+        ? globalThis.Number(object.error_code)
+        : 0,
+      errorMessage: isSet(object.errorMessage)
+        ? globalThis.String(object.errorMessage)
+        : isSet(object.error_message)
+        ? globalThis.String(object.error_message)
+        : "",
+      errorDetails: isSet(object.errorDetails)
+        ? globalThis.String(object.errorDetails)
+        : isSet(object.error_details)
+        ? globalThis.String(object.error_details)
+        : "",
+    };
+  },
+
+  toJSON(message: AdmitResult): unknown {
+    const obj: any = {};
+    if (message.taskNumber !== "") {
+      obj.taskNumber = message.taskNumber;
+    }
+    if (message.admitted !== undefined) {
+      obj.admitted = AdmitResponse.toJSON(message.admitted);
+    }
+    if (message.errorCode !== 0) {
+      obj.errorCode = Math.round(message.errorCode);
+    }
+    if (message.errorMessage !== "") {
+      obj.errorMessage = message.errorMessage;
+    }
+    if (message.errorDetails !== "") {
+      obj.errorDetails = message.errorDetails;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<AdmitResult>): AdmitResult {
+    return AdmitResult.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AdmitResult>): AdmitResult {
+    const message = createBaseAdmitResult();
+    message.taskNumber = object.taskNumber ?? "";
+    message.admitted = (object.admitted !== undefined && object.admitted !== null)
+      ? AdmitResponse.fromPartial(object.admitted)
+      : undefined;
+    message.errorCode = object.errorCode ?? 0;
+    message.errorMessage = object.errorMessage ?? "";
+    message.errorDetails = object.errorDetails ?? "";
+    return message;
+  },
+};
+
+function createBaseAdmitBatchResponse(): AdmitBatchResponse {
+  return { items: [] };
+}
+
+export const AdmitBatchResponse: MessageFns<AdmitBatchResponse> = {
+  encode(message: AdmitBatchResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.items) {
+      AdmitResult.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AdmitBatchResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAdmitBatchResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.items.push(AdmitResult.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AdmitBatchResponse {
+    return {
+      items: globalThis.Array.isArray(object?.items) ? object.items.map((e: any) => AdmitResult.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: AdmitBatchResponse): unknown {
+    const obj: any = {};
+    if (message.items?.length) {
+      obj.items = message.items.map((e) => AdmitResult.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<AdmitBatchResponse>): AdmitBatchResponse {
+    return AdmitBatchResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AdmitBatchResponse>): AdmitBatchResponse {
+    const message = createBaseAdmitBatchResponse();
+    message.items = object.items?.map((e) => AdmitResult.fromPartial(e)) || [];
     return message;
   },
 };
@@ -3183,6 +3496,19 @@ export const BillingService = {
     responseSerialize: (value: AdmitResponse): Buffer => Buffer.from(AdmitResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): AdmitResponse => AdmitResponse.decode(value),
   },
+  /**
+   * Many admissions in one call (the tasks service's coalescing admitter): each item is decided on
+   * its own, exactly as Admit would decide it, and answered in its own result.
+   */
+  admitBatch: {
+    path: "/tollgate.billing.v1.Billing/AdmitBatch" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AdmitBatchRequest): Buffer => Buffer.from(AdmitBatchRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AdmitBatchRequest => AdmitBatchRequest.decode(value),
+    responseSerialize: (value: AdmitBatchResponse): Buffer => Buffer.from(AdmitBatchResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AdmitBatchResponse => AdmitBatchResponse.decode(value),
+  },
   /** Charge or refund an admission and release its concurrency slot; idempotent by task number. */
   settle: {
     path: "/tollgate.billing.v1.Billing/Settle" as const,
@@ -3293,6 +3619,11 @@ export interface BillingServer extends UntypedServiceImplementation {
    * RESOURCE_EXHAUSTED details: { limit: "quota" | "rpm" | "concurrency", retryAfterSeconds? }.
    */
   admit: handleUnaryCall<AdmitRequest, AdmitResponse>;
+  /**
+   * Many admissions in one call (the tasks service's coalescing admitter): each item is decided on
+   * its own, exactly as Admit would decide it, and answered in its own result.
+   */
+  admitBatch: handleUnaryCall<AdmitBatchRequest, AdmitBatchResponse>;
   /** Charge or refund an admission and release its concurrency slot; idempotent by task number. */
   settle: handleUnaryCall<SettleRequest, SettleResponse>;
   /** Many settlements in one statement (the tasks service's coalescing settler); each idempotent. */
@@ -3331,6 +3662,25 @@ export interface BillingClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: AdmitResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Many admissions in one call (the tasks service's coalescing admitter): each item is decided on
+   * its own, exactly as Admit would decide it, and answered in its own result.
+   */
+  admitBatch(
+    request: AdmitBatchRequest,
+    callback: (error: ServiceError | null, response: AdmitBatchResponse) => void,
+  ): ClientUnaryCall;
+  admitBatch(
+    request: AdmitBatchRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AdmitBatchResponse) => void,
+  ): ClientUnaryCall;
+  admitBatch(
+    request: AdmitBatchRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AdmitBatchResponse) => void,
   ): ClientUnaryCall;
   /** Charge or refund an admission and release its concurrency slot; idempotent by task number. */
   settle(

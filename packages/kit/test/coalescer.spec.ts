@@ -1,0 +1,69 @@
+import { Coalescer } from '../src/batch/coalescer';
+import { currentRequestId, runWithRequestContext } from '../src/context/request-context';
+
+/** A batch sender that holds each call until released, recording what it was sent. */
+function gatedSender() {
+  const calls: number[][] = [];
+  const gates: Array<() => void> = [];
+  const send = async (items: number[]) => {
+    calls.push(items);
+    await new Promise<void>((r) => gates.push(r));
+    return items.map((i) => i * 10);
+  };
+  const releaseNext = async () => {
+    while (gates.length === 0) await new Promise((r) => setImmediate(r));
+    gates.shift()!();
+  };
+  return { calls, send, releaseNext };
+}
+
+describe('Coalescer', () => {
+  it('sends the first item at once and everything that arrives meanwhile in the next batch, each answered with its own result', async () => {
+    const s = gatedSender();
+    const c = new Coalescer(s.send, 100);
+    const first = c.submit(1);
+    const rest = [2, 3, 4].map((i) => c.submit(i));
+    expect(s.calls).toEqual([[1]]);
+    await s.releaseNext();
+    expect(await first).toBe(10);
+    await s.releaseNext();
+    expect(await Promise.all(rest)).toEqual([20, 30, 40]);
+    expect(s.calls).toEqual([[1], [2, 3, 4]]);
+  });
+
+  it('cuts batches at their largest size', async () => {
+    const s = gatedSender();
+    const c = new Coalescer(s.send, 2);
+    const all = [1, 2, 3, 4, 5, 6].map((i) => c.submit(i));
+    for (let i = 0; i < 4; i++) await s.releaseNext();
+    expect(await Promise.all(all)).toEqual([10, 20, 30, 40, 50, 60]);
+    expect(s.calls).toEqual([[1], [2, 3], [4, 5], [6]]);
+  });
+
+  it('fails every item of a failed batch, and goes on with the next', async () => {
+    let n = 0;
+    const c = new Coalescer(async (items: number[]) => {
+      if (n++ === 0) throw new Error('billing away');
+      return items;
+    }, 10);
+    const a = c.submit(1);
+    const b = c.submit(2);
+    await expect(a).rejects.toThrow('billing away');
+    await expect(b).resolves.toBe(2);
+  });
+
+  it('refuses an answer with the wrong number of results rather than pairing them wrongly', async () => {
+    const c = new Coalescer(async () => [1, 2], 10);
+    await expect(c.submit(1)).rejects.toThrow('a batch of 1 was answered with 2 results');
+  });
+
+  it("runs batches outside the submitter's request context", async () => {
+    let seen: string | undefined = 'unset';
+    const c = new Coalescer(async (items: number[]) => {
+      seen = currentRequestId();
+      return items;
+    }, 10);
+    await runWithRequestContext({ requestId: 'caller-1', deadline: Date.now() + 5 }, () => c.submit(1));
+    expect(seen).toBeUndefined();
+  });
+});
