@@ -145,6 +145,46 @@ describe('execution bursts, back-pressure and exact money (embedded)', () => {
     expect(charges.map((c) => c.task_number).sort()).toEqual(done.map((d) => d.task_number).sort());
   }, 120_000);
 
+  it('billing too slow to admit a submission before the gateway\'s deadline: 503 with Retry-After, not 504, and nothing charged', async () => {
+    if (!t) return;
+    const key = await keyWithQuota('50');
+    const warm = await send(t, 'POST', '/v1/agent/demo-agent/sync', { key: key.key, body: { messages: [{ role: 'user', content: 'warm' }] } });
+    expect(warm.status).toBe(200);
+    const { startReplica } = await import('./billing-support');
+    const replica = await startReplica(t, { GRPC_DEADLINE_MS: '1500' });
+    // every admission of this key queues behind the lock on its usage row
+    const locker = new pg.Client({ connectionString: t.system.databaseUrls.billing });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('SELECT 1 FROM key_usage WHERE api_key_id = $1 FOR UPDATE', [key.id]);
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, () =>
+          fetch(`${replica.gateway.httpUrl}/v1/agent/demo-agent/async`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ messages: [{ role: 'user', content: 'billing is slow' }] }),
+          }).then(async (r) => ({ status: r.status, retryAfter: r.headers.get('retry-after'), body: (await r.json()) as { detail: string } })),
+        ),
+      );
+      for (const a of answers) {
+        expect(a).toMatchObject({ status: 503, body: { detail: expect.stringContaining('billing is at capacity') } });
+        expect(Number(a.retryAfter)).toBeGreaterThanOrEqual(1);
+      }
+    } finally {
+      await locker.query('COMMIT');
+      await locker.end();
+      await replica.gateway.stop();
+    }
+    // The admissions written once the lock went have no task: their leases run out and they are refunded.
+    const u = await until(async () => {
+      const now = await usage(t!, key.id);
+      return now.open === 0 ? now : false;
+    });
+    expect(u).toMatchObject({ used: 1, reserved: 0, inFlight: 0, open: 0, charged: 1 });
+    expect((await tasksOf(t, key.id)).map((r) => r.status)).toEqual(['已完成']);
+  }, 120_000);
+
   it('an admission whose task never came to exist is refunded once its lease runs out', async () => {
     if (!t) return;
     const key = await keyWithQuota('10');

@@ -67,3 +67,23 @@ describe('Coalescer', () => {
     expect(seen).toBeUndefined();
   });
 });
+
+describe('Coalescer waits', () => {
+  it('never sends an item whose wait ran out in the queue, and tells a sent one apart', async () => {
+    const s = gatedSender();
+    const c = new Coalescer(s.send, 100);
+    const first = c.submit(1, 10_000);
+    const late = c.submit(2, 20); // queued behind the batch under way
+    await expect(late).rejects.toMatchObject({ name: 'CoalescerTimeout', sent: false });
+    const inFlight = c.submit(3, 10_000);
+    await s.releaseNext();
+    expect(await first).toBe(10);
+    expect(s.calls).toEqual([[1], [3]]); // 2 was never sent
+    const slow = c.submit(4, 20);
+    await s.releaseNext(); // answers [3]; 4 goes out next and waits on the gate
+    expect(await inFlight).toBe(30);
+    await expect(slow).rejects.toMatchObject({ name: 'CoalescerTimeout', sent: true });
+    await s.releaseNext();
+    expect(s.calls).toEqual([[1], [3], [4]]);
+  });
+});

@@ -1,13 +1,32 @@
 import { outsideRequestContext } from '../context/request-context';
 
+/** An item's wait ran out before its batch answered (it may still have been sent). */
+export class CoalescerTimeout extends Error {
+  override readonly name = 'CoalescerTimeout';
+  constructor(readonly sent: boolean) {
+    super(sent ? 'the batch carrying this item did not answer in time' : 'the item waited too long to be sent');
+  }
+}
+
+interface Entry<I, R> {
+  item: I;
+  settled: boolean;
+  sent: boolean;
+  timer?: NodeJS.Timeout;
+  resolve(r: R): void;
+  reject(e: unknown): void;
+}
+
 /**
  * Coalesces calls of one kind: an item submitted while no batch is under way goes out at once;
  * items submitted while one is under way go out together in the next (at most `maxBatch` per
  * batch). `send` answers one result per item, in order; if it throws, every item of that batch
- * gets its error. Batches run outside the submitter's request context: they serve many requests.
+ * gets its error. An item given `waitMs` gets a CoalescerTimeout once that runs out: still queued,
+ * it is never sent; already sent, its outcome is unknown to the caller. Batches run outside the
+ * submitter's request context: they serve many requests.
  */
 export class Coalescer<I, R> {
-  private queue: Array<{ item: I; resolve: (r: R) => void; reject: (e: unknown) => void }> = [];
+  private queue: Array<Entry<I, R>> = [];
   private busy = false;
 
   constructor(
@@ -15,8 +34,18 @@ export class Coalescer<I, R> {
     private readonly maxBatch: number,
   ) {}
 
-  submit(item: I): Promise<R> {
-    const result = new Promise<R>((resolve, reject) => this.queue.push({ item, resolve, reject }));
+  submit(item: I, waitMs?: number): Promise<R> {
+    const result = new Promise<R>((resolve, reject) => {
+      const entry: Entry<I, R> = { item, settled: false, sent: false, resolve, reject };
+      if (waitMs !== undefined) {
+        entry.timer = setTimeout(() => {
+          const queued = entry.sent ? -1 : this.queue.indexOf(entry);
+          if (queued >= 0) this.queue.splice(queued, 1);
+          settle(entry, () => reject(new CoalescerTimeout(entry.sent)));
+        }, Math.max(0, waitMs));
+      }
+      this.queue.push(entry);
+    });
     if (!this.busy) {
       this.busy = true;
       outsideRequestContext(() => void this.drain());
@@ -28,16 +57,24 @@ export class Coalescer<I, R> {
     try {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, this.maxBatch);
+        for (const e of batch) e.sent = true;
         try {
           const results = await this.send(batch.map((b) => b.item));
           if (results.length !== batch.length) throw new Error(`a batch of ${batch.length} was answered with ${results.length} results`);
-          batch.forEach((b, i) => b.resolve(results[i]));
+          batch.forEach((e, i) => settle(e, () => e.resolve(results[i])));
         } catch (err) {
-          for (const b of batch) b.reject(err);
+          for (const e of batch) settle(e, () => e.reject(err));
         }
       }
     } finally {
       this.busy = false;
     }
   }
+}
+
+function settle<I, R>(entry: Entry<I, R>, done: () => void): void {
+  if (entry.settled) return;
+  entry.settled = true;
+  clearTimeout(entry.timer);
+  done();
 }

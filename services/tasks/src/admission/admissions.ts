@@ -1,4 +1,4 @@
-import { AppError, Coalescer, fromItemError, isAppError, type GrpcClient, type Logger } from '@tollgate/kit';
+import { AppError, Coalescer, CoalescerTimeout, fromItemError, isAppError, msUntilDeadline, type GrpcClient, type Logger } from '@tollgate/kit';
 import type { AdmitRequest, AdmitResult, BillingClient } from '@tollgate/protos/billing';
 import type { Payer } from '@tollgate/protos/tasks';
 import { refundOf, settlementOf, type Settlement } from '../domain/settlement';
@@ -15,6 +15,8 @@ const RENEW_BATCH = 1_000;
 const ADMIT_DEADLINE_MS = 5_000;
 /** Admissions asked for while an AdmitBatch call is under way go out together in the next, up to this many. */
 const ADMIT_BATCH = 200;
+/** An admission gives up this long before its caller's deadline, so the caller hears 503, not a deadline. */
+const DEADLINE_MARGIN_MS = 500;
 
 /**
  * This replica's side of billing: admits executions (before anything runs; the admissions asked
@@ -39,15 +41,19 @@ export class Admissions {
 
   /**
    * Reserves quota, rate and concurrency for one execution; RESOURCE_EXHAUSTED (429) when refused.
-   * Billing not answering within ADMIT_DEADLINE_MS is back-pressure: UNAVAILABLE with Retry-After
-   * (503). Whether that admission was written is unknown; if it was, nobody renews its lease and
-   * the reconciliation refunds it (no task will ever exist for its task number).
+   * Billing not answering within ADMIT_DEADLINE_MS (or shortly before the caller's own deadline,
+   * waiting for its batch included) is back-pressure: UNAVAILABLE with Retry-After (503). Whether
+   * that admission was written is unknown; if it was, nobody renews its lease and the
+   * reconciliation refunds it (no task will ever exist for its task number).
    */
   async admit(actor: Actor, payer: Payer, e: { kind: string; appId: string; taskNumber: string; maxTokens?: number }): Promise<void> {
     try {
       await this.request(actor, payer, e);
     } catch (err) {
-      if (isAppError(err) && (err.code === 'DEADLINE_EXCEEDED' || (err.code === 'UNAVAILABLE' && err.details.retryAfterSeconds === undefined))) {
+      if (
+        err instanceof CoalescerTimeout ||
+        (isAppError(err) && (err.code === 'DEADLINE_EXCEEDED' || (err.code === 'UNAVAILABLE' && err.details.retryAfterSeconds === undefined)))
+      ) {
         throw new AppError('UNAVAILABLE', 'billing is at capacity; try again shortly', { retryAfterSeconds: 1 });
       }
       throw err;
@@ -56,6 +62,8 @@ export class Admissions {
   }
 
   private async request(actor: Actor, payer: Payer, e: { kind: string; appId: string; taskNumber: string; maxTokens?: number }): Promise<void> {
+    const waitMs = Math.min(ADMIT_DEADLINE_MS, msUntilDeadline() - DEADLINE_MARGIN_MS);
+    if (waitMs <= 0) throw new CoalescerTimeout(false);
     const result = await this.admitter.submit({
       apiKeyId: actor.apiKeyId,
       accountId: actor.accountId,
@@ -71,7 +79,7 @@ export class Admissions {
       estimatedOutputTokens: Math.max(0, Math.ceil(e.maxTokens ?? 0)),
       estimatedSeconds: 0,
       leaseSeconds: this.settings.leaseSeconds,
-    });
+    }, waitMs);
     if (!result.admitted) throw fromItemError({ code: result.errorCode, message: result.errorMessage, details: result.errorDetails });
   }
 
