@@ -7,6 +7,7 @@ import { createBenchAccount, type Account } from './account';
 import { startBareExpress } from './bare-express';
 import { findPostmaster, measureCpu, type CpuSpent } from './cpu';
 import { runLoad, type LoadResult, type LoadSpec } from './load';
+import { profilePhase } from './profile';
 import { seedDocuments, seedTasks, waitForBacklog } from './seed';
 import { insertRate, postgresVersion } from './pg-insert';
 import { machine, markdown, table, writeJson, type Row, type Section } from './report';
@@ -198,7 +199,7 @@ async function passthroughSection(c: Ctx, fakeBaseUrl: string): Promise<Section>
   const failed = await probe(`${c.b.http}${path}`, { method: 'POST', headers, body: PASSTHROUGH_BODY }, 200);
   if (failed) return { name: 'passthrough', status: 'skipped', reason: failed, rows: [] };
   const direct = await load(c, 'upstream directly', { url: `${fakeBaseUrl}/chat/completions`, method: 'POST', headers: { 'content-type': 'application/json' }, body: PASSTHROUGH_BODY, connections: 1, seconds: SECONDS });
-  const via = await load(c, 'passthrough', { url: `${c.b.http}${path}`, method: 'POST', headers, body: PASSTHROUGH_BODY, connections: 1, seconds: SECONDS });
+  const via = await profilePhase('passthrough', () => load(c, 'passthrough', { url: `${c.b.http}${path}`, method: 'POST', headers, body: PASSTHROUGH_BODY, connections: 1, seconds: SECONDS }));
   const section = 'passthrough to a local OpenAI-compatible fake, 1 client';
   const added = Math.round((via.r.p50Ms - direct.r.p50Ms) * 100) / 100;
   return {
