@@ -52,6 +52,9 @@ describe('scopedRouter', () => {
       expect(await s.get('/v2/tasks')).toBe('404 none GET /v2/tasks');
       // A router with a path-less middleware still sees every request.
       expect(await s.get('/anything/x.secret')).toBe('200 caught everywhere');
+      // A route added after mounting is served too.
+      tasks.get('/v2/late', (_req, res) => res.send('late'));
+      expect(await s.get('/v2/late')).toBe('200 late');
     } finally {
       await s.close();
     }

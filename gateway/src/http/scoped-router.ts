@@ -45,19 +45,23 @@ export function routerPrefixes(stack: LayerLike[]): string[] | undefined {
  * layer of the router starts with a literal path, this guard lets in only the requests whose path
  * starts with one of those (without case, as the router matches) and passes the rest straight on:
  * it never turns away a request the router would serve. A router with a layer that could match any
- * path (a path-less `use`, a parameter first) is returned as it is.
+ * path (a path-less `use`, a parameter first) lets every request in.
  */
 export function scopedRouter(router: Router): RequestHandler {
-  const prefixes = routerPrefixes((router as unknown as { stack: LayerLike[] }).stack);
-  if (!prefixes) return router;
-  const root = prefixes.includes('/');
-  const starts = prefixes.filter((p) => p !== '/');
+  const stack = (router as unknown as { stack: LayerLike[] }).stack;
+  let known = -1;
+  let prefixes: string[] | undefined;
   const guard: RequestHandler = (req, res, next) => {
+    // A route added after mounting changes the stack: the prefixes are read again.
+    if (stack.length !== known) {
+      known = stack.length;
+      prefixes = routerPrefixes(stack);
+    }
+    if (!prefixes) return router(req, res, next);
     const path = req.path.toLowerCase();
-    if (root && path === '/') return router(req, res, next);
-    for (const prefix of starts) if (path.startsWith(prefix)) return router(req, res, next);
+    for (const prefix of prefixes) if (prefix === '/' ? path === '/' : path.startsWith(prefix)) return router(req, res, next);
     next();
   };
   // Whatever walks the app's routes (the OpenAPI check, the route book's tests) still finds them.
-  return Object.assign(guard, { stack: (router as unknown as { stack: LayerLike[] }).stack });
+  return Object.assign(guard, { stack });
 }
