@@ -55,7 +55,7 @@ export async function authenticateApiKey(deps: GatewayDeps, rawKey: string | und
   let usedQuota = '';
   if (key.quota !== '' && options.spendsQuota !== false) {
     const usage = usedQuotaFloor(deps);
-    usedQuota = await (expired ? usage.exact(key.id) : usage.floor(key.id));
+    usedQuota = await (expired ? usage.current(key.id) : usage.recent(key.id));
     const remaining = toMicros(key.quota) - toMicros(usedQuota);
     if (remaining <= 0n) {
       throw AppError.exhausted(`insufficient quota: this API key's quota of ${key.quota} is used up (used ${fromMicros(toMicros(usedQuota))})`, {

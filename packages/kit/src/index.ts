@@ -4,6 +4,7 @@ export * from './logging';
 export * from './context';
 export * from './grpc';
 export * from './batch';
+export * from './cache';
 export * from './db';
 export * from './bus';
 export * from './service';

@@ -1,7 +1,6 @@
-import type { EventBus, Logger } from '@tollgate/kit';
+import type { EventBus, Logger, RecentValues } from '@tollgate/kit';
 import type { RunningTasks } from './execution/running';
 import type { RunTimes } from './execution/run-times';
-import type { WaitingGauge } from './execution/waiting-gauge';
 import type { AdmissionGate } from './execution/admission-gate';
 import type { Admissions } from './admission/admissions';
 import type { AppCatalogue } from './repo/app-catalogue';
@@ -19,8 +18,8 @@ export interface TasksContext {
   running: RunningTasks;
   /** Each app's recent mean run time, for the async wait estimate. */
   runTimes: RunTimes;
-  /** The async tasks waiting for a worker, recounted at most a few times a second, for the same estimate. */
-  waiting: WaitingGauge;
+  /** How many async tasks wait for a worker, for the same estimate: the last count, recounted in the background a few times a second. */
+  waiting: RecentValues<'queue', number>;
   /** Bounds the executions being checked and admitted at once. */
   admitting: AdmissionGate;
   bus: EventBus;

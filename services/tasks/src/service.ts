@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { HotPool, createGrpcClient, startServiceRuntime, type ServiceModule } from '@tollgate/kit';
+import { HotPool, RecentValues, createGrpcClient, startServiceRuntime, type ServiceModule } from '@tollgate/kit';
 import { BillingClient } from '@tollgate/protos/billing';
 import { Admissions } from './admission/admissions';
 import { AppCatalogue } from './repo/app-catalogue';
@@ -10,7 +10,6 @@ import type { TasksContext } from './context';
 import { createTasksDb } from './db';
 import { RunningTasks } from './execution/running';
 import { RunTimes } from './execution/run-times';
-import { WaitingGauge } from './execution/waiting-gauge';
 import { AdmissionGate } from './execution/admission-gate';
 import { AppRepo } from './repo/app-repo';
 import { ConversationRepo } from './repo/conversation-repo';
@@ -25,7 +24,7 @@ import { startWebhooks } from './webhooks';
 
 /** How often the apps' run times are written back (they are kept in memory in between). */
 const RUN_TIMES_FLUSH_MS = 5_000;
-/** A submission's time estimate may use a count of the waiting tasks this old. */
+/** A submission's time estimate uses the last count of the waiting tasks, recounted once it is this old. */
 const WAITING_COUNT_MAX_AGE_MS = 250;
 
 export const tasksService: ServiceModule<TasksConfig> = {
@@ -47,7 +46,10 @@ export const tasksService: ServiceModule<TasksConfig> = {
           apps: new AppCatalogue(appRepo, bus, log, config.appCacheMs),
           admissions: new Admissions(createGrpcClient(BillingClient, config.billingAddress), { leaseSeconds: config.admissionLeaseSeconds }, log),
           tasks,
-          waiting: new WaitingGauge(() => tasks.countWaiting(), WAITING_COUNT_MAX_AGE_MS),
+          waiting: new RecentValues(() => tasks.countWaiting(), {
+            maxAgeMs: WAITING_COUNT_MAX_AGE_MS,
+            onRefreshFailed: (_queue, err) => log.warn({ err }, 'recounting the waiting tasks failed; estimates use the last count'),
+          }),
           conversations: new ConversationRepo(db),
           outbox,
           running: new RunningTasks(),

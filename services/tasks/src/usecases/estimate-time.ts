@@ -15,14 +15,14 @@ export function formatDuration(ms: number): string {
 /**
  * Human-readable wait, in O(1): the app's recent mean run time (kept in memory from finished runs)
  * × (waiting tasks per worker slot + 1), the waiting tasks counted up to a cap and estimated above
- * it, a count shared by the submissions of the same fraction of a second.
+ * it; the last count is used and recounted in the background a few times a second.
  */
 export async function estimateTime(ctx: TasksContext, appId: string, mode: ExecutionMode): Promise<string> {
   if (mode === 'external') return 'depends on the external app that runs this task';
   const [runMs, waiting] = await Promise.all([
     ctx.runTimes.meanMs(appId),
     // The task is already queued: a failed count must not fail its submission.
-    ctx.waiting.read().catch((err: unknown) => {
+    Promise.resolve(ctx.waiting.recent('queue')).catch((err: unknown) => {
       ctx.log.warn({ err }, 'counting the waiting tasks failed; the estimate assumes an empty queue');
       return 0;
     }),
