@@ -63,7 +63,7 @@ interface Generated {
   updatedAt: number;
 }
 
-function generate(n: number): Generated[] {
+export function generate(n: number): Generated[] {
   const start = Date.UTC(2024, 0, 1);
   return Array.from({ length: n }, () => ({
     title: sentence(3 + Math.floor(rand() * 4)).replace(/^./, (c) => c.toUpperCase()),
@@ -294,7 +294,7 @@ async function serviceBench(corpus: Generated[]): Promise<{ lines: string[]; row
 }
 
 /** Title words in a mid frequency band (in roughly 1–5 % of titles): a typical one-word search. */
-function titleWords(corpus: Generated[]): string[] {
+export function titleWords(corpus: Generated[]): string[] {
   const count = new Map<string, number>();
   for (const g of corpus) for (const w of new Set(g.title.toLowerCase().split(' '))) count.set(w, (count.get(w) ?? 0) + 1);
   const band = [...count].filter(([, n]) => n >= corpus.length / 100 && n <= corpus.length / 20).sort((x, y) => y[1] - x[1]);

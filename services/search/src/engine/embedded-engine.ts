@@ -1,7 +1,8 @@
 import { highlightAll, snippet } from './highlight';
+import { Impacts } from './impacts';
 import { InvertedIndex } from './inverted-index';
 import type { Postings } from './postings';
-import { FIELD_BOOST, PREFIX_MIN, typosAllowed } from './query-policy';
+import { PREFIX_MIN, typosAllowed } from './query-policy';
 import { normalizeTerm, words } from './text';
 import { topKBy } from './top-k';
 import { embeddedSuggest } from './embedded-suggest';
@@ -12,15 +13,8 @@ export const PREFIX_CAP = 40;
 export const FUZZY_CAP = 12;
 /** Words of a query beyond this are ignored. */
 export const MAX_QUERY_TERMS = 32;
-// Local copies: in hot loops an imported binding costs a getter call under the CommonJS interop.
-const BOOST_TEXT = FIELD_BOOST.text;
-const BOOST_TITLE = FIELD_BOOST.title;
-const BOOST_TAGS = FIELD_BOOST.tags;
-const BOOST_CATEGORY = FIELD_BOOST.category;
 /** Most postings one prefix expands to (whole terms are taken, most frequent first, at least one). */
 export const PREFIX_POSTINGS_CAP = 60_000;
-const K1 = 1.2;
-const B = 0.75;
 /** How much an expansion counts against the typed word itself. */
 const PREFIX_WEIGHT = 0.5;
 const TYPO_WEIGHT = [1, 0.45, 0.25];
@@ -71,8 +65,9 @@ export class EmbeddedEngine implements SearchEngine {
   private scores = new Float64Array(1024);
   private marks = new Uint8Array(1024);
   private touched = new Int32Array(1024);
+  private matched = new Int32Array(1024);
   private titleOrder?: { generation: number; rank: Int32Array };
-  private norms?: { generation: number; text: Float32Array; title: Float32Array; tags: Float32Array; category: Float32Array };
+  private impacts = new Impacts(this.index);
 
   async init(): Promise<void> {}
 
@@ -141,7 +136,7 @@ export class EmbeddedEngine implements SearchEngine {
       matched = this.score(groups, mask, false);
     }
     const scores = this.scores;
-    const top = this.top(matched.slots, matched.count, k, query.sort).slice(query.offset);
+    const top = this.top(this.matched, matched.count, k, query.sort).slice(query.offset);
     const hits = top.map((s) => {
       const found = new Set<string>();
       for (const g of groups) for (const e of g) if (e.postings.has(s)) found.add(e.term);
@@ -151,10 +146,12 @@ export class EmbeddedEngine implements SearchEngine {
     return { total: matched.count, hits };
   }
 
-  private reset(matched: { all: Int32Array }): void {
-    for (const s of matched.all) {
-      this.scores[s] = 0;
-      this.marks[s] = 0;
+  private reset(matched: Matched): void {
+    const { scores, marks, touched } = this;
+    for (let i = 0; i < matched.touched; i++) {
+      const s = touched[i];
+      scores[s] = 0;
+      marks[s] = 0;
     }
   }
 
@@ -186,93 +183,40 @@ export class EmbeddedEngine implements SearchEngine {
   }
 
   /**
-   * BM25 per field, weighted by field boost, summed over a word's expansions. With `all`, a
-   * document must match every group: the group with the fewest postings goes first and later
-   * groups only add to documents still in the running.
+   * BM25 per field, weighted by field boost (a posting's impact, see Impacts), times the idf and
+   * weight of the expansion, summed over a word's expansions. With `all`, a document must match
+   * every group: the group with the fewest postings goes first and later groups only add to
+   * documents still in the running. Returns how many documents were touched (their slots are the
+   * first `touched` of this.touched, to reset) and how many matched (the first `count` of this.matched).
    */
-  private score(groups: Expansion[][], mask: Uint8Array | undefined, all: boolean): { slots: Int32Array; count: number; all: Int32Array } {
+  private score(groups: Expansion[][], mask: Uint8Array | undefined, all: boolean): Matched {
     const index = this.index;
-    const alive = index.alive;
-    const norms = this.fieldNorms();
-    const normText = norms.text;
-    const normTitle = norms.title;
-    const normTags = norms.tags;
-    const normCategory = norms.category;
-    const scores = this.scores;
-    const marks = this.marks;
+    if (this.impacts.index !== index) this.impacts = new Impacts(index);
     const n = Math.max(1, index.live);
-    const wText = BOOST_TEXT * (K1 + 1);
-    const wTitle = BOOST_TITLE * (K1 + 1);
-    const wTags = BOOST_TAGS * (K1 + 1);
-    const wCategory = BOOST_CATEGORY * (K1 + 1);
     const size = (g: Expansion[]) => g.reduce((a, e) => a + e.postings.length, 0);
-    const ordered = all ? [...groups].sort((a, b) => size(a) - size(b)) : groups;
-    const touched = this.touched;
-    let nTouched = 0;
+    const every = all && groups.length > 1;
+    const ordered = every ? [...groups].sort((a, b) => size(a) - size(b)) : groups;
+    // Slots are checked for being alive only while retired ones exist.
+    const retired = index.live < index.size ? index.alive : undefined;
+    let touched = 0;
     for (let g = 0; g < ordered.length; g++) {
-      const need = all ? g : 0;
-      const next = need + 1;
       for (const e of ordered[g]) {
-        const slots = e.postings.slots;
-        const counts = e.postings.counts;
-        const length = e.postings.length;
-        const idf = Math.log(1 + (n - length + 0.5) / (length + 0.5)) * e.weight;
-        for (let j = 0; j < length; j++) {
-          const s = slots[j];
-          if (alive[s] === 0) continue;
-          if (mask !== undefined && mask[s] === 0) continue;
-          const m = marks[s];
-          if (all) {
-            if (m === need) {
-              if (need === 0) touched[nTouched++] = s;
-              marks[s] = next;
-            } else if (m !== next) continue;
-          } else if (m === 0) {
-            touched[nTouched++] = s;
-            marks[s] = 1;
-          }
-          const c = counts[j];
-          const tx = c & 0xffff;
-          let sc = tx === 0 ? 0 : (wText * tx) / (tx + normText[s]);
-          if (c > 0xffff) {
-            const ti = (c >>> 16) & 0xff;
-            if (ti !== 0) sc += (wTitle * ti) / (ti + normTitle[s]);
-            const tg = (c >>> 24) & 0xf;
-            if (tg !== 0) sc += (wTags * tg) / (tg + normTags[s]);
-            const ca = c >>> 28;
-            if (ca !== 0) sc += (wCategory * ca) / (ca + normCategory[s]);
-          }
-          scores[s] += idf * sc;
-        }
+        const idf = Math.log(1 + (n - e.postings.length + 0.5) / (e.postings.length + 0.5)) * e.weight;
+        const impact = this.impacts.of(e.postings);
+        touched = every
+          ? addEvery(e.postings, impact, idf, retired, mask, this.scores, this.marks, this.touched, touched, g)
+          : addAny(e.postings, impact, idf, retired, mask, this.scores, this.marks, this.touched, touched);
       }
-      if (all && g === 0 && nTouched === 0) break;
+      if (every && g === 0 && touched === 0) break;
     }
-    const wanted = all ? ordered.length : 1;
-    const slots = new Int32Array(nTouched);
+    const wanted = every ? ordered.length : 1;
+    if (wanted === 1) {
+      this.matched.set(this.touched.subarray(0, touched));
+      return { touched, count: touched };
+    }
     let count = 0;
-    for (let i = 0; i < nTouched; i++) if (marks[touched[i]] >= wanted) slots[count++] = touched[i];
-    return { slots, count, all: touched.slice(0, nTouched) };
-  }
-
-  /** BM25's length normalisation per slot and field, k1·(1 − b + b·len/avg), recomputed once per index change. */
-  private fieldNorms(): { text: Float32Array; title: Float32Array; tags: Float32Array; category: Float32Array } {
-    const index = this.index;
-    if (this.norms?.generation === index.generation) return this.norms;
-    const n = Math.max(1, index.live);
-    const norm = (lens: ArrayLike<number>, total: number) => {
-      const avg = total / n || 1;
-      const out = new Float32Array(index.size);
-      for (let s = 0; s < index.size; s++) out[s] = K1 * (1 - B + (B * lens[s]) / avg);
-      return out;
-    };
-    this.norms = {
-      generation: index.generation,
-      text: norm(index.lenText, index.totals.text),
-      title: norm(index.lenTitle, index.totals.title),
-      tags: norm(index.lenTags, index.totals.tags),
-      category: norm(index.lenCategory, index.totals.category),
-    };
-    return this.norms;
+    for (let i = 0; i < touched; i++) if (this.marks[this.touched[i]] >= wanted) this.matched[count++] = this.touched[i];
+    return { touched, count };
   }
 
   /**
@@ -351,7 +295,51 @@ export class EmbeddedEngine implements SearchEngine {
     this.scores = new Float64Array(n);
     this.marks = new Uint8Array(n);
     this.touched = new Int32Array(n);
+    this.matched = new Int32Array(n);
   }
+}
+
+/** How many slots a scoring pass touched and how many of them matched. */
+interface Matched {
+  touched: number;
+  count: number;
+}
+
+/** Adds one expansion's scores to every live, unfiltered document; a document touched for the first time is listed. Returns the new touched count. */
+function addAny(postings: Postings, impact: Float32Array, idf: number, alive: Uint8Array | undefined, mask: Uint8Array | undefined, scores: Float64Array, marks: Uint8Array, touched: Int32Array, nTouched: number): number {
+  const slots = postings.slots;
+  const length = postings.length;
+  for (let j = 0; j < length; j++) {
+    const s = slots[j];
+    if ((alive !== undefined && alive[s] === 0) || (mask !== undefined && mask[s] === 0)) continue;
+    if (marks[s] === 0) {
+      marks[s] = 1;
+      touched[nTouched++] = s;
+    }
+    scores[s] += idf * impact[j];
+  }
+  return nTouched;
+}
+
+/**
+ * The same for the `group`-th word of an all-words query: only documents that matched every
+ * earlier word (mark = group) or this word already (mark = group + 1) are scored.
+ */
+function addEvery(postings: Postings, impact: Float32Array, idf: number, alive: Uint8Array | undefined, mask: Uint8Array | undefined, scores: Float64Array, marks: Uint8Array, touched: Int32Array, nTouched: number, group: number): number {
+  const slots = postings.slots;
+  const length = postings.length;
+  const next = group + 1;
+  for (let j = 0; j < length; j++) {
+    const s = slots[j];
+    if ((alive !== undefined && alive[s] === 0) || (mask !== undefined && mask[s] === 0)) continue;
+    const m = marks[s];
+    if (m === group) {
+      if (group === 0) touched[nTouched++] = s;
+      marks[s] = next;
+    } else if (m !== next) continue;
+    scores[s] += idf * impact[j];
+  }
+  return nTouched;
 }
 
 function toHit(doc: SearchDoc, score: number, terms: ReadonlySet<string>): EngineHit {

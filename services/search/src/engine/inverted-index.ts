@@ -80,6 +80,8 @@ export class InvertedIndex {
   readonly labelSlots = new Map<number, Postings>();
   /** Raised by every change: caches derived from the slots (title order) check it. */
   generation = 0;
+  /** Raised by every compaction (slots renumbered, posting positions moved). */
+  compactions = 0;
 
   has(id: number): boolean {
     return this.slotOf.has(id);
@@ -182,6 +184,7 @@ export class InvertedIndex {
     this.tagsOf = tags;
     this.size = next;
     this.generation++;
+    this.compactions++;
   }
 
   private slotsOf(label: number): Postings {

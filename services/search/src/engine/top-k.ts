@@ -13,8 +13,11 @@ export function topKBy(slots: ArrayLike<number>, count: number, k: number, key: 
     return idDesc ? ids[a] > ids[b] : ids[a] < ids[b];
   };
   const heap: number[] = [];
+  // The worst kept key: once the heap is full, a slot whose key is strictly worse is passed over without a comparison call.
+  let floor = 0;
   for (let i = 0; i < count; i++) {
     const x = slots[i];
+    if (heap.length === k && (keyDesc ? key[x] < floor : key[x] > floor)) continue;
     if (heap.length < k) {
       heap.push(x);
       let c = heap.length - 1;
@@ -26,6 +29,7 @@ export function topKBy(slots: ArrayLike<number>, count: number, k: number, key: 
         heap[c] = t;
         c = p;
       }
+      floor = key[heap[0]];
     } else if (before(x, heap[0])) {
       heap[0] = x;
       let c = 0;
@@ -42,6 +46,7 @@ export function topKBy(slots: ArrayLike<number>, count: number, k: number, key: 
         heap[worst] = t;
         c = worst;
       }
+      floor = key[heap[0]];
     }
   }
   return heap.sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
