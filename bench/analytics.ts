@@ -15,6 +15,7 @@ import { SiteClient, type RequestRecord } from '@tollgate/protos/site';
 import { docsService } from '../services/docs/src/service';
 import { profilePhase } from './profile';
 import { loadDocsConfig } from '../services/docs/src/config';
+import { seededRandom } from '@tollgate/kit/src/testing/seeded-random';
 
 const TOTAL = Number(process.env.BENCH_REQUESTS ?? 1_000_000);
 const BATCH = 5_000;
@@ -24,8 +25,7 @@ const ACCOUNTS = 200;
 const GROUPS = ['documents', 'search', 'users', 'analytics', 'config', 'activity', 'keys', 'tasks', 'executions', 'billing'];
 const DAY_MS = 86_400_000;
 
-let seed = 7;
-const rand = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+const rand = seededRandom(7);
 
 /** A request at `at`: traffic arrives in time order, so one gateway batch spans a short time, as in production. */
 function record(at: number): RequestRecord {

@@ -11,6 +11,8 @@
  * Writes its results into docs/search.md between the bench markers. Run: pnpm exec tsx bench/search.ts
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { createGrpcClient, createMemoryBus, silentLogger, type ServiceHandle } from '@tollgate/kit';
@@ -26,13 +28,13 @@ import { searchService } from '../services/search/src/service';
 import { loadSearchConfig } from '../services/search/src/config';
 import type { Row } from './report';
 import { systemBench } from './search-system';
+import { seededRandom } from '@tollgate/kit/src/testing/seeded-random';
 
 const N = Number(process.env.BENCH_DOCS ?? 20_000);
 const QUERIES = 1_000;
 const PIPELINE_DOCS = 200;
 
-let seed = 42;
-const rand = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+const rand = seededRandom(42);
 const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)];
 const syllables = ['ka', 'lo', 'mi', 'ra', 'ten', 'vor', 'qui', 'sel', 'dan', 'bru', 'fen', 'gar', 'hol', 'jin', 'mar', 'nos', 'pel', 'ros', 'tur', 'zen'];
 const realWords = ['install', 'configure', 'deployment', 'authentication', 'token', 'request', 'limit', 'search', 'index', 'document', 'revision', 'category', 'cluster', 'database', 'migration', 'gateway', 'service', 'network', 'proxy', 'certificate', 'upgrade', 'backup', 'restore', 'monitoring', 'latency', 'throughput', 'permission', 'account', 'billing', 'quota'];
@@ -138,7 +140,10 @@ function queries(docs: SearchDoc[]): Array<{ kind: Kind; query: EngineQuery; sou
 
 async function engineBench(corpus: Generated[]): Promise<{ lines: string[]; rows: Row[] }> {
   const docs: SearchDoc[] = corpus.map((g, i) => ({ id: i + 1, slug: `doc-${i + 1}`, title: g.title, text: markdownToText(g.content), category: g.category, tags: g.tags, authorAccountId: 1, createdAt: g.updatedAt, updatedAt: g.updatedAt }));
-  global.gc?.();
+  // Memory is read after a full collection: without --expose-gc the heap still holds the build's garbage.
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  gc();
   const rss0 = process.memoryUsage().rss;
   const held = () => {
     const m = process.memoryUsage();
@@ -149,7 +154,7 @@ async function engineBench(corpus: Generated[]): Promise<{ lines: string[]; rows
   const t0 = now();
   for (let i = 0; i < docs.length; i += 1_000) await engine.upsert(docs.slice(i, i + 1_000));
   const buildMs = now() - t0;
-  global.gc?.();
+  gc();
   const rssMb = (process.memoryUsage().rss - rss0) / 2 ** 20;
   const heldMb = (held() - held0) / 2 ** 20;
   const textMb = docs.reduce((a, d) => a + d.text.length + d.title.length, 0) / 2 ** 20;

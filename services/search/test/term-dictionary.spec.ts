@@ -1,8 +1,8 @@
 import { boundedDamerau } from '../src/engine/fuzzy';
 import { TermDictionary } from '../src/engine/term-dictionary';
+import { seededRandom } from '@tollgate/kit/src/testing/seeded-random';
 
-let seed = 7;
-const rand = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+const rand = seededRandom(7);
 const letters = 'abcdeklmnorst';
 const randomWord = () => Array.from({ length: 2 + Math.floor(rand() * 9) }, () => letters[Math.floor(rand() * letters.length)]).join('');
 
