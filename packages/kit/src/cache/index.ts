@@ -1,1 +1,2 @@
 export * from './recent-values';
+export * from './list-estimates';

@@ -1,4 +1,4 @@
-import type { DocumentChange as ChangeKind, HotQueryable } from '@tollgate/kit';
+import { ListEstimates, type DocumentChange as ChangeKind, type HotQueryable, type ListEstimateOptions } from '@tollgate/kit';
 import type { DocsDb } from '../db';
 import { Prisma } from '../generated/prisma/client';
 import type { DocumentFields, DocumentRow, RevisionRow } from '../domain/document';
@@ -11,8 +11,8 @@ const { sql, join } = Prisma;
 
 /**
  * Lists count matching documents exactly up to this many; above it the total is PostgreSQL's
- * planner estimate. Pages come off the `(updated_at, id)` index: page one costs the
- * same at a hundred documents and at a hundred thousand.
+ * planner estimate (kept per filter for a couple of seconds: ListEstimates). Pages come off the
+ * `(updated_at, id)` index: page one costs the same at a hundred documents and at a hundred thousand.
  */
 export const EXACT_TOTAL_CAP = 100;
 
@@ -51,13 +51,18 @@ const isRawUniqueViolation = (err: unknown) => {
 
 /** Documents, their revisions and the outbox: every change and its event commit together. */
 export class DocumentsRepo {
+  private readonly estimates: ListEstimates<Omit<ListFilter, 'offset' | 'limit'>>;
+
   constructor(
     private readonly db: DocsDb,
     /** Plain `pg` for the single-statement writes (a HotPool in the service). */
     private readonly hot: HotQueryable,
     /** Called after a change committed (wakes the outbox relay). */
     private readonly committed: () => void = () => {},
-  ) {}
+    estimates: ListEstimateOptions = {},
+  ) {
+    this.estimates = new ListEstimates((filter) => this.estimateMatching(filter), estimates);
+  }
 
   /**
    * A new document at version 1 with its first revision and its `created` event: one statement on
@@ -200,12 +205,12 @@ export class DocumentsRepo {
       this.db.document.findMany({ where, orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }], skip: f.offset, take: f.limit }),
       this.db.document.count({ where, take: EXACT_TOTAL_CAP + 1 }),
     ]);
-    const total = counted <= EXACT_TOTAL_CAP ? counted : Math.max(EXACT_TOTAL_CAP + 1, f.offset + rows.length, await this.estimateMatching(f));
+    const total = counted <= EXACT_TOTAL_CAP ? counted : Math.max(EXACT_TOTAL_CAP + 1, f.offset + rows.length, await this.estimates.of(filterOnly(f)));
     return { rows, total };
   }
 
   /** The planner's row estimate for the list's filter (no rows are read). */
-  private async estimateMatching(f: ListFilter): Promise<number> {
+  private async estimateMatching(f: Omit<ListFilter, 'offset' | 'limit'>): Promise<number> {
     const conds: Sql[] = [f.deleted ? sql`deleted_at IS NOT NULL` : sql`deleted_at IS NULL`];
     if (f.category !== undefined) conds.push(sql`category = ${f.category}`);
     if (f.tag !== undefined) conds.push(sql`tags @> ARRAY[${f.tag}]::text[]`);
@@ -291,3 +296,8 @@ const fromSql = (r: DocumentSqlRow): DocumentRow => ({
   updatedAt: r.updated_at,
   deletedAt: r.deleted_at,
 });
+
+/** The filter without its page: the rows one estimate is about. */
+function filterOnly({ offset: _offset, limit: _limit, ...filter }: ListFilter): Omit<ListFilter, 'offset' | 'limit'> {
+  return filter;
+}

@@ -1,4 +1,4 @@
-import { TaskStatus } from '@tollgate/kit';
+import { ListEstimates, TaskStatus, type ListEstimateOptions } from '@tollgate/kit';
 import { statusEvent } from '../domain/events';
 import { isFinal } from '../domain/status';
 import type { ExecutionMode, TaskRecord, TaskRequest, Usage } from '../domain/types';
@@ -124,11 +124,16 @@ const CLAIM_SQL = `
  * only sweeps what a stopped replica left behind). The hot statements run on the plain pg pool.
  */
 export class TaskRepo {
+  private readonly estimates: ListEstimates<TaskFilter>;
+
   constructor(
     private readonly db: TasksDb,
     private readonly hot: HotQueryable,
     private readonly outbox: Outbox,
-  ) {}
+    estimates: ListEstimateOptions = {},
+  ) {
+    this.estimates = new ListEstimates((filter) => this.estimateMatching(filter), estimates);
+  }
 
   /**
    * Inserts the task in its state (a sync run's final state, an async submission's 等待中) and its
@@ -204,8 +209,8 @@ export class TaskRepo {
 
   /**
    * A page newest first, on an index (`(account_id, id)`, or the primary key for admins), and a total
-   * that is exact up to `EXACT_TOTAL_CAP` matching rows and PostgreSQL's planner estimate above it:
-   * page one costs the same at a hundred tasks and at a million.
+   * that is exact up to `EXACT_TOTAL_CAP` matching rows and PostgreSQL's planner estimate above it
+   * (kept per filter for a couple of seconds: ListEstimates): page one costs the same at a hundred tasks and at a million.
    */
   async list(filter: TaskFilter, skip: number, take: number): Promise<{ items: TaskRecord[]; total: number }> {
     const where: Prisma.TaskWhereInput = {
@@ -219,7 +224,7 @@ export class TaskRepo {
       this.db.task.findMany({ where, orderBy: { id: 'desc' }, skip, take }),
       this.db.task.count({ where, take: EXACT_TOTAL_CAP + 1 }),
     ]);
-    const total = counted <= EXACT_TOTAL_CAP ? counted : Math.max(EXACT_TOTAL_CAP + 1, skip + rows.length, await this.estimateMatching(filter));
+    const total = counted <= EXACT_TOTAL_CAP ? counted : Math.max(EXACT_TOTAL_CAP + 1, skip + rows.length, await this.estimates.of(filter));
     return { items: rows.map(toTask), total };
   }
 
@@ -314,3 +319,4 @@ export class TaskRepo {
     return Math.max(counted, planRows(plan));
   }
 }
+
