@@ -35,6 +35,20 @@ describe('analytics recorder', () => {
     expect(await db.searchQuery.count()).toBe(before + 5);
   });
 
+  it('writes a batch whose records lack an account or a time, and text that needs quoting, exactly as given', async () => {
+    if (!database.available) return;
+    const repo = new AnalyticsRepo(db);
+    const t0 = Date.now();
+    const odd = ['quote " and \\ backslash', "it's {braces}, commas", 'NULL', '', 'ünïcödé 搜索'];
+    await repo.recordMany(odd.map((query, i) => ({ query, kind: 'advanced' as const, resultCount: i, latencyMs: 2.6, ...(i % 2 === 0 ? { accountId: 3, at: new Date(Date.UTC(2025, 0, 2, 3, 4, 5, i)) } : {}) })));
+    const rows = await db.searchQuery.findMany({ where: { kind: 'advanced' }, orderBy: { resultCount: 'asc' } });
+    expect(rows.map((r) => r.query)).toEqual(odd);
+    expect(rows.map((r) => r.accountId)).toEqual([3, null, 3, null, 3]);
+    expect(rows[0]).toMatchObject({ latencyMs: 3, createdAt: new Date(Date.UTC(2025, 0, 2, 3, 4, 5, 0)) });
+    expect(rows[1].createdAt.getTime()).toBeGreaterThanOrEqual(t0 - 1000);
+    expect(rows[1].createdAt.getTime()).toBeLessThanOrEqual(Date.now() + 1000);
+  });
+
   it('keeps at most maxBuffered records, dropping the oldest', async () => {
     if (!database.available) return;
     const warnings: unknown[] = [];
