@@ -32,7 +32,7 @@ export const docsService: ServiceModule<DocsConfig> = {
         const poke = () => relay.poke();
         const hot = new HotPool(config.databaseUrl, { max: 8, maxWaiting: 2_000 });
         const repo = new DocumentsRepo(db, hot, poke);
-        const activity = new ActivityRepo(db);
+        const activity = new ActivityRepo(db, hot);
         const recorder = new RequestRecorderRepo(db);
         // analytics reads use plain pg (see AnalyticsRepo); a small pool of their own
         const analyticsPool = new Pool({ connectionString: config.databaseUrl, max: 4 });

@@ -1,4 +1,4 @@
-import type { ActivityEvent } from '@tollgate/kit';
+import type { ActivityEvent, HotQueryable } from '@tollgate/kit';
 import type { DocsDb } from '../db';
 
 export interface ActivityRow {
@@ -26,28 +26,32 @@ const clip = (s: unknown, max: number) => (typeof s === 'string' ? s : '').slice
 
 /** The activity log: one row per `activity.recorded` event (its id makes a redelivery a no-op). */
 export class ActivityRepo {
-  constructor(private readonly db: DocsDb) {}
+  constructor(
+    private readonly db: DocsDb,
+    /** Plain `pg` for the one-row insert every recorded action makes (a HotPool in the service). */
+    private readonly hot: HotQueryable,
+  ) {}
 
-  /** Stores the event; false when its id was stored before (a redelivery). */
+  /** Stores the event; false when its id was stored before (a redelivery). One statement, no Prisma query compilation. */
   async record(e: ActivityEvent): Promise<boolean> {
     const at = new Date(e.at);
-    const { count } = await this.db.activity.createMany({
-      data: [
-        {
-          eventId: clip(e.id, 64),
-          accountId: Number.isInteger(e.user_id) ? e.user_id : 0,
-          type: clip(e.type, 64),
-          targetType: clip(e.target_type, 64),
-          targetId: clip(e.target_id, 128),
-          at: Number.isNaN(at.getTime()) ? new Date() : at,
-          ip: clip(e.ip, 64),
-          userAgent: clip(e.user_agent, 512),
-          summary: clip(e.summary, 500),
-        },
+    const { rowCount } = await this.hot.query(
+      `INSERT INTO activity (event_id, account_id, type, target_type, target_id, at, ip, user_agent, summary)
+       VALUES ($1, $2, $3, $4, $5, $6::timestamptz AT TIME ZONE 'UTC', $7, $8, $9)
+       ON CONFLICT (event_id) DO NOTHING`,
+      [
+        clip(e.id, 64),
+        Number.isInteger(e.user_id) ? e.user_id : 0,
+        clip(e.type, 64),
+        clip(e.target_type, 64),
+        clip(e.target_id, 128),
+        (Number.isNaN(at.getTime()) ? new Date() : at).toISOString(),
+        clip(e.ip, 64),
+        clip(e.user_agent, 512),
+        clip(e.summary, 500),
       ],
-      skipDuplicates: true,
-    });
-    return count > 0;
+    );
+    return (rowCount ?? 0) > 0;
   }
 
   async list(f: ActivityFilter): Promise<{ rows: ActivityRow[]; total: number }> {

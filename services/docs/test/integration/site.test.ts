@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ACTIVITY_SUBJECT, AppError, CONFIG_DEFAULTS, ErrorCode, createGrpcClient, type ActivityEvent, type BusMessage, type ConfigChangedEvent, type GrpcClient } from '@tollgate/kit';
+import { ACTIVITY_SUBJECT, AppError, CONFIG_DEFAULTS, ErrorCode, HotPool, createGrpcClient, type ActivityEvent, type BusMessage, type ConfigChangedEvent, type GrpcClient } from '@tollgate/kit';
 import { SiteClient } from '@tollgate/protos/site';
 import { createDocsDb, type DocsDb } from '../../src/db';
 import { ActivityRepo } from '../../src/site/activity-repo';
@@ -22,16 +22,19 @@ describe('docs service: site (configuration, activity, analytics, rendering)', (
   let h: DocsHarness | null;
   let site: GrpcClient<SiteClient>;
   let db: DocsDb;
+  let hot: HotPool;
   const configEvents: ConfigChangedEvent[] = [];
   beforeAll(async () => {
     h = await startDocs();
     if (!h) return;
     site = createGrpcClient(SiteClient, h.address, { timeoutMs: 10_000 });
     db = createDocsDb(h.databaseUrl);
+    hot = new HotPool(h.databaseUrl, { max: 2, maxWaiting: 100 });
     await h.bus.subscribe<ConfigChangedEvent>({ durable: 'config-test', subjects: 'docs.config.changed', handler: async (m: BusMessage<ConfigChangedEvent>) => void configEvents.push(m.data) });
   });
   afterAll(async () => {
     site?.close();
+    await hot?.end();
     await db?.$disconnect();
     await h?.stop();
   });
@@ -109,16 +112,33 @@ describe('docs service: site (configuration, activity, analytics, rendering)', (
         return Number(rows[0]?.n ?? 0);
       };
       await eventually(async () => ((await counted()) >= 1 ? true : undefined), 'the new account counted');
-      const repo = new ActivityRepo(db);
+      const repo = new ActivityRepo(db, hot);
       expect(await repo.record(created)).toBe(false);
       await new Promise((r) => setTimeout(r, 200));
       expect(await counted()).toBe(1);
       expect((await repo.list({ accountId: 1, type: 'user.created', offset: 0, limit: 50 })).rows.filter((r) => r.targetId === '4711')).toHaveLength(1);
     });
 
+    it('stores an event at its own time, its long fields clipped, and a malformed time as now', async () => {
+      if (!h) return;
+      const repo = new ActivityRepo(db, hot);
+      const at = new Date(Date.now() - 3_600_000).toISOString(); // within the retention the next test prunes by
+      expect(await repo.record(event({ user_id: 77, at, summary: 'x'.repeat(600), user_agent: 'u'.repeat(600), target_id: "quote ' \" {}" }))).toBe(true);
+      const before = Date.now();
+      expect(await repo.record(event({ user_id: 77, at: 'not a time', summary: 'malformed' }))).toBe(true);
+      const rows = (await repo.list({ accountId: 77, offset: 0, limit: 10 })).rows;
+      const kept = rows.find((r) => r.summary.startsWith('x'))!;
+      expect(kept.at.toISOString()).toBe(at);
+      expect(kept.summary).toHaveLength(500);
+      expect(kept.userAgent).toHaveLength(512);
+      expect(kept.targetId).toBe("quote ' \" {}");
+      const malformed = rows.find((r) => r.summary === 'malformed')!;
+      expect(Math.abs(malformed.at.getTime() - before)).toBeLessThan(60_000);
+    });
+
     it('forgets activity and raw request measurements past their retention, keeping the rollups', async () => {
       if (!h) return;
-      const repo = new ActivityRepo(db);
+      const repo = new ActivityRepo(db, hot);
       const old = new Date(Date.now() - 10 * 86_400_000);
       await repo.record(event({ user_id: 99, at: old.toISOString(), summary: 'long ago' }));
       await repo.record(event({ user_id: 99, summary: 'recent' }));
