@@ -59,4 +59,19 @@ describe('scopedRouter', () => {
       await s.close();
     }
   });
+
+  it('sees a URL rewritten between two guards (the path is read once per URL, not once per request)', async () => {
+    const rewrite = Router();
+    rewrite.use((req, _res, next) => {
+      if (req.url === '/old/tasks') req.url = '/v1/tasks';
+      next();
+    });
+    const s = await serve([home, rewrite, tasks]);
+    try {
+      expect(await s.get('/old/tasks')).toBe('200 tasks');
+      expect(await s.get('/OLD/other')).toBe('404 none GET /OLD/other');
+    } finally {
+      await s.close();
+    }
+  });
 });

@@ -1,4 +1,16 @@
-import type { RequestHandler, Router } from 'express';
+import type { Request, RequestHandler, Router } from 'express';
+
+const LOWER_PATH = Symbol('lower-case path');
+
+/** The request's path lower-cased, computed once per URL however many guards ask (a rewrite of the URL is seen). */
+function lowerPath(req: Request): string {
+  const r = req as Request & { [LOWER_PATH]?: { url: string; path: string } };
+  const known = r[LOWER_PATH];
+  if (known?.url === req.url) return known.path;
+  const path = req.path.toLowerCase();
+  r[LOWER_PATH] = { url: req.url, path };
+  return path;
+}
 
 interface LayerLike {
   rawPath?: unknown;
@@ -58,7 +70,7 @@ export function scopedRouter(router: Router): RequestHandler {
       prefixes = routerPrefixes(stack);
     }
     if (!prefixes) return router(req, res, next);
-    const path = req.path.toLowerCase();
+    const path = lowerPath(req);
     for (const prefix of prefixes) if (prefix === '/' ? path === '/' : path.startsWith(prefix)) return router(req, res, next);
     next();
   };
