@@ -36,6 +36,9 @@ export const docsService: ServiceModule<DocsConfig> = {
         const recorder = new RequestRecorderRepo(db);
         // analytics reads use plain pg (see AnalyticsRepo); a small pool of their own
         const analyticsPool = new Pool({ connectionString: config.databaseUrl, max: 4 });
+        // An idle connection ended by PostgreSQL (a restart, an administrator) is dropped by the pool;
+        // unheard, the pool's 'error' event would end the process.
+        analyticsPool.on('error', (err) => log.warn({ err }, 'an idle analytics connection was ended by PostgreSQL; the pool opens another'));
         const site = { documents: repo, config: new ConfigRepo(db, poke), activity, recorder, analytics: new AnalyticsRepo(analyticsPool) };
         const subscription = await consumeActivity(bus, config.activityDurable, activity, db, log.child({ component: 'activity' }));
         const retention = startRetention(activity, recorder, { activity: config.activityRetentionDays, raw: config.rawRetentionDays }, log.child({ component: 'retention' }));

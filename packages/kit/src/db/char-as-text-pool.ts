@@ -36,5 +36,8 @@ const baseQuery = pg.Client.prototype.query as (...args: unknown[]) => unknown;
 };
 
 export function charAsTextPool(connectionString: string, max = 2): pg.Pool {
-  return new pg.Pool({ connectionString, max, Client: CharAsTextClient });
+  const pool = new pg.Pool({ connectionString, max, Client: CharAsTextClient });
+  // an idle connection ended by the server is dropped; the query that needs one opens another
+  pool.on('error', () => undefined);
+  return pool;
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { ACTIVITY_SUBJECT, AppError, CONFIG_DEFAULTS, ErrorCode, HotPool, createGrpcClient, type ActivityEvent, type BusMessage, type ConfigChangedEvent, type GrpcClient } from '@tollgate/kit';
 import { SiteClient } from '@tollgate/protos/site';
 import { createDocsDb, type DocsDb } from '../../src/db';
@@ -16,6 +17,17 @@ const rec = (over: Partial<{ at: number; accountId: number; group: string; statu
 
 // The Site service of the docs process over real gRPC and PostgreSQL: configuration, activity, analytics, rendering.
 /** A report of a successful Analytics call, parsed from its JSON. */
+/** Ends every other connection to the database's server-side sessions, as a restart would; how many. */
+async function terminateConnections(databaseUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()) t');
+    return rows[0].n;
+  } finally {
+    await client.end();
+  }
+}
 const parsed = async (p: Promise<{ reportJson: string }>) => ({ report: JSON.parse((await p).reportJson) });
 
 describe('docs service: site (configuration, activity, analytics, rendering)', () => {
@@ -221,6 +233,17 @@ describe('docs service: site (configuration, activity, analytics, rendering)', (
       expect((await ask({ from: '2026-01-01', to: '2026-03-01', interval: 'hour' })).details.issues?.[0].loc).toEqual(['query', 'from']);
       expect((await ask({ interval: 'week' })).code).toBe(ErrorCode.InvalidArgument);
       expect((await ask({ report: 'secrets' })).code).toBe(ErrorCode.NotFound);
+    });
+
+    it('keeps answering after PostgreSQL ends every connection of the service (a restart or an administrator)', async () => {
+      if (!h) return;
+      const usage = () => parsed(site.analytics({ actor: admin, report: 'usage', from: today(), to: today(), interval: 'day', userId: 0, limit: 0 }));
+      await Promise.all([usage(), usage(), usage()]);
+      const killed = await terminateConnections(h.databaseUrl);
+      expect(killed).toBeGreaterThanOrEqual(3);
+      // the idle connections learn of their end asynchronously; the service must neither crash nor keep them
+      await new Promise((r) => setTimeout(r, 200));
+      await expect(usage()).resolves.toMatchObject({ report: expect.objectContaining({ total_requests: expect.any(Number) }) });
     });
   });
 
