@@ -1,8 +1,9 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { AppError } from '@tollgate/kit';
+import { AppError, type CallSettings } from '@tollgate/kit';
 import type { Actor } from '@tollgate/protos/common';
 import type { Account, ApiKey, AuthenticateKeyResponse } from '@tollgate/protos/keys';
 import type { GatewayDeps } from '../deps';
+import { rpcFor } from '../http/request-id';
 import { bearerCredential } from './bearer';
 import { fromMicros, toMicros } from './decimal';
 import { API_KEY_FORMAT, sha256Hex, time14Ms } from './secrets';
@@ -15,8 +16,8 @@ export interface KeyPrincipal {
   account: Account;
 }
 
-async function verified(deps: GatewayDeps, rawKey: string, kind: string): Promise<AuthenticateKeyResponse> {
-  const ask = () => deps.upstreams.keys.authenticateKey({ key: rawKey, kind });
+async function verified(deps: GatewayDeps, rawKey: string, kind: string, call: CallSettings | undefined): Promise<AuthenticateKeyResponse> {
+  const ask = () => deps.upstreams.keys.authenticateKey({ key: rawKey, kind }, call);
   return deps.keyCache ? deps.keyCache.through(`${sha256Hex(rawKey)}:${kind}`, ask) : ask();
 }
 
@@ -30,12 +31,14 @@ async function verified(deps: GatewayDeps, rawKey: string, kind: string): Promis
 export interface ApiKeyCheckOptions {
   /** Check 6 applies to calls that spend quota; reading or cancelling one's own tasks does not. */
   spendsQuota?: boolean;
+  /** The request's gRPC settings (its request id) for the keys service's lookup. */
+  call?: CallSettings;
 }
 
 /** Checks 1–5 for one kind ('' skips the permission and channel part of 5). */
-async function known(deps: GatewayDeps, rawKey: string | undefined, kind: string): Promise<{ key: ApiKey; account: Account }> {
+async function known(deps: GatewayDeps, rawKey: string | undefined, kind: string, call?: CallSettings): Promise<{ key: ApiKey; account: Account }> {
   if (!rawKey || !API_KEY_FORMAT.test(rawKey)) throw AppError.unauthenticated('invalid API key format: expected ak- followed by 32 characters');
-  const { key, account } = await verified(deps, rawKey, kind);
+  const { key, account } = await verified(deps, rawKey, kind, call);
   if (!key || !account) throw AppError.unauthenticated('invalid API key');
   return { key, account };
 }
@@ -44,12 +47,12 @@ async function known(deps: GatewayDeps, rawKey: string | undefined, kind: string
  * The channel of a key that passes checks 1–5 without a kind: routes shared by several channels
  * (`/v1/chat/completions`) choose their behaviour by it. Its failures are the same for any kind.
  */
-export async function keyChannel(deps: GatewayDeps, rawKey: string | undefined): Promise<string> {
-  return (await known(deps, rawKey, '')).key.channel;
+export async function keyChannel(deps: GatewayDeps, rawKey: string | undefined, call?: CallSettings): Promise<string> {
+  return (await known(deps, rawKey, '', call)).key.channel;
 }
 
 export async function authenticateApiKey(deps: GatewayDeps, rawKey: string | undefined, kind: string, options: ApiKeyCheckOptions = {}): Promise<KeyPrincipal> {
-  const { key, account } = await known(deps, rawKey, kind);
+  const { key, account } = await known(deps, rawKey, kind, options.call);
 
   const expired = !!key.expiredTime && time14Ms(key.expiredTime) <= Date.now();
   let usedQuota = '';
@@ -81,7 +84,7 @@ export async function authenticateApiKey(deps: GatewayDeps, rawKey: string | und
 export function requireApiKey(deps: GatewayDeps, kindOf: (req: Request) => string, options: ApiKeyCheckOptions = {}): RequestHandler {
   return async (req, res, next) => {
     const credential = bearerCredential(req, 'API_KEY');
-    res.locals.principal = await authenticateApiKey(deps, credential, kindOf(req), options);
+    res.locals.principal = await authenticateApiKey(deps, credential, kindOf(req), { ...options, call: rpcFor(res) });
     next();
   };
 }

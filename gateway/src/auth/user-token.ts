@@ -1,8 +1,9 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { AppError } from '@tollgate/kit';
+import { AppError, type CallSettings } from '@tollgate/kit';
 import type { Actor } from '@tollgate/protos/common';
 import type { Account } from '@tollgate/protos/keys';
 import type { GatewayDeps } from '../deps';
+import { rpcFor } from '../http/request-id';
 import { bearerCredential } from './bearer';
 import { sha256Hex } from './secrets';
 import { checkCsrf, sessionCookie } from './session';
@@ -18,9 +19,9 @@ export type UserPermission = 'docs_read' | 'docs_write' | 'admin';
 /** Longest user token the gateway passes on (issued tokens are far shorter); longer ones are unknown tokens, refused here. */
 export const MAX_USER_TOKEN_CHARS = 512;
 
-async function authenticateUser(deps: GatewayDeps, token: string): Promise<UserPrincipal> {
+async function authenticateUser(deps: GatewayDeps, token: string, call: CallSettings): Promise<UserPrincipal> {
   if (token.length > MAX_USER_TOKEN_CHARS) throw AppError.unauthenticated(`invalid token: longer than ${MAX_USER_TOKEN_CHARS} characters`);
-  const ask = () => deps.upstreams.keys.authenticateUser({ token });
+  const ask = () => deps.upstreams.keys.authenticateUser({ token }, call);
   const account = await (deps.accountCache ? deps.accountCache.through(sha256Hex(token), ask) : ask());
   return { actor: { accountId: account.id, isAdmin: account.permissions?.admin === true, apiKeyId: 0 }, account };
 }
@@ -29,8 +30,8 @@ async function authenticateUser(deps: GatewayDeps, token: string): Promise<UserP
  * The console's alternative to the user token: with no Authorization header (and no `token` form
  * field), the session cookie authenticates; a state-changing call must also carry X-CSRF-Token.
  */
-async function authenticateSession(deps: GatewayDeps, req: Request, sessionToken: string): Promise<UserPrincipal> {
-  const account = await deps.upstreams.keys.authenticateSession({ sessionToken });
+async function authenticateSession(deps: GatewayDeps, req: Request, sessionToken: string, call: CallSettings): Promise<UserPrincipal> {
+  const account = await deps.upstreams.keys.authenticateSession({ sessionToken }, call);
   checkCsrf(req, sessionToken);
   return { actor: { accountId: account.id, isAdmin: account.permissions?.admin === true, apiKeyId: 0 }, account };
 }
@@ -57,7 +58,7 @@ export function requireUser(deps: GatewayDeps, opts: { permission?: UserPermissi
     let user = res.locals.user as UserPrincipal | undefined;
     if (!user) {
       const session = req.headers.authorization ? undefined : sessionCookie(req);
-      user = session ? await authenticateSession(deps, req, session) : await authenticateUser(deps, bearerCredential(req, 'API_TOKEN'));
+      user = session ? await authenticateSession(deps, req, session, rpcFor(res)) : await authenticateUser(deps, bearerCredential(req, 'API_TOKEN'), rpcFor(res));
       res.locals.user = user;
     }
     checkPermission(user, opts.permission);
@@ -71,12 +72,12 @@ export function requireFormToken(deps: GatewayDeps): RequestHandler {
     const token = (req.body as Record<string, unknown> | undefined)?.token;
     const session = token === undefined ? sessionCookie(req) : undefined;
     if (session) {
-      res.locals.user = await authenticateSession(deps, req, session);
+      res.locals.user = await authenticateSession(deps, req, session, rpcFor(res));
       return next();
     }
     if (typeof token !== 'string' || token === '') throw AppError.unauthenticated('missing token: send the user token in the form field "token"');
     if (token.length > MAX_USER_TOKEN_CHARS) throw AppError.field(['body', 'token'], `token must be at most ${MAX_USER_TOKEN_CHARS} characters`, 'too_big');
-    res.locals.user = await authenticateUser(deps, token);
+    res.locals.user = await authenticateUser(deps, token, rpcFor(res));
     next();
   };
 }

@@ -1,3 +1,4 @@
+import type { CallSettings } from '@tollgate/kit';
 import type { AdmitResponse, SettleResponse } from '@tollgate/protos/billing';
 import type { GatewayDeps } from '../deps';
 import type { KeyPrincipal } from '../auth/api-key';
@@ -11,6 +12,8 @@ export interface AdmitOptions {
   basis?: string;
   /** Reserved up front for token and duration prices (e.g. max_tokens as outputTokens). */
   estimate?: { inputTokens?: number; outputTokens?: number; seconds?: number };
+  /** The request's gRPC settings (its request id). */
+  call?: CallSettings;
 }
 
 export type SettleOutcome = 'charge' | 'refund';
@@ -45,7 +48,7 @@ export function admitExecution(deps: GatewayDeps, principal: KeyPrincipal, opts:
     estimatedSeconds: Math.max(0, Math.ceil(opts.estimate?.seconds ?? 0)),
     // No lease: a provider passthrough call is settled by the gateway, or refunded after the admission TTL.
     leaseSeconds: 0,
-  });
+  }, opts.call);
 }
 
 /**
@@ -53,7 +56,7 @@ export function admitExecution(deps: GatewayDeps, principal: KeyPrincipal, opts:
  * 'refund' when it failed on our side or never ran. Idempotent by task number; the settlement
  * from the task's final status event and this call never add up to two.
  */
-export function settleExecution(deps: GatewayDeps, taskNumber: string, outcome: SettleOutcome, units: SettleUnits = {}): Promise<SettleResponse> {
+export function settleExecution(deps: GatewayDeps, taskNumber: string, outcome: SettleOutcome, units: SettleUnits = {}, call?: CallSettings): Promise<SettleResponse> {
   return deps.upstreams.billing.settle({
     taskNumber,
     outcome,
@@ -62,16 +65,5 @@ export function settleExecution(deps: GatewayDeps, taskNumber: string, outcome: 
       outputTokens: Math.max(0, Math.floor(units.outputTokens ?? 0)),
       seconds: units.seconds !== undefined && units.seconds > 0 ? units.seconds.toFixed(3) : '',
     },
-  });
-}
-
-/**
- * The streaming-disconnect rule: a client that left mid-stream pays for what was delivered.
- * Nothing delivered → refund; otherwise charge (a per-execution price in full, token prices for
- * the delivered tokens).
- */
-export function settleDisconnected(deps: GatewayDeps, taskNumber: string, delivered: { contentDelivered: boolean; inputTokens?: number; outputTokens?: number }): Promise<SettleResponse> {
-  return delivered.contentDelivered
-    ? settleExecution(deps, taskNumber, 'charge', { inputTokens: delivered.inputTokens, outputTokens: delivered.outputTokens })
-    : settleExecution(deps, taskNumber, 'refund');
+  }, call);
 }

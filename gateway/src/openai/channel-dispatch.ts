@@ -1,6 +1,7 @@
 import { Router, type RequestHandler } from 'express';
 import type { GatewayDeps } from '../deps';
 import { keyChannel } from '../auth/api-key';
+import { rpcFor } from '../http/request-id';
 import { bearerCredential } from '../auth/bearer';
 import { checkDeclaredLength } from '../passthrough/body-limit';
 import { sendOpenAiError } from './errors';
@@ -24,7 +25,7 @@ export function byKeyChannel(deps: GatewayDeps, passthrough: Router): Router {
     }
     let channel: string;
     try {
-      channel = await keyChannel(deps, bearerCredential(req, 'API_KEY'));
+      channel = await keyChannel(deps, bearerCredential(req, 'API_KEY'), rpcFor(res));
     } catch (err) {
       return sendOpenAiError(req, res, tooLarge ?? err);
     }

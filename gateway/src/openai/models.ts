@@ -1,4 +1,4 @@
-import { TASK_KINDS, type TaskKind } from '@tollgate/kit';
+import { TASK_KINDS, type CallSettings, type TaskKind } from '@tollgate/kit';
 import type { App } from '@tollgate/protos/tasks';
 import { z } from 'zod';
 import type { GatewayDeps } from '../deps';
@@ -23,11 +23,11 @@ export function runnableKinds(principal: KeyPrincipal): TaskKind[] {
 }
 
 /** Every app the key may run: for each runnable kind, the apps its account may see (its own, the public ones; all for an admin). */
-export async function runnableApps(deps: GatewayDeps, principal: KeyPrincipal): Promise<App[]> {
+export async function runnableApps(deps: GatewayDeps, principal: KeyPrincipal, call: CallSettings): Promise<App[]> {
   const apps: App[] = [];
   for (const kind of runnableKinds(principal)) {
     for (let page = 1; ; page++) {
-      const out = await deps.upstreams.tasks.listApps({ actor: principal.actor, page: { page, pageSize: PAGE_SIZE }, kind });
+      const out = await deps.upstreams.tasks.listApps({ actor: principal.actor, page: { page, pageSize: PAGE_SIZE }, kind }, call);
       apps.push(...out.items);
       if (out.items.length < PAGE_SIZE || page * PAGE_SIZE >= (out.page?.total ?? 0)) break;
     }

@@ -6,6 +6,7 @@ import type { GatewayDeps } from '../deps';
 import { requireUser, userOf } from '../auth/user-token';
 import { sendEnvelope } from '../http/envelope';
 import { envelope } from './documents-schemas';
+import { rpcFor } from '../http/request-id';
 
 const instant = z
   .string()
@@ -60,7 +61,7 @@ export function activityRoutes(deps: GatewayDeps): Router {
     { method: 'get', path: '/api/v1/activity', summary: "Activity: your own; an admin's covers everyone (or user_id)", tags, security: 'userToken', query: listQuery, before, responses: { 200: { description: 'One page, newest first', schema: pageSchema }, ...errors } },
     async ({ query }, _req, res) => {
       const { actor } = userOf(res);
-      const out = await site.listActivity({ actor, userId: query.user_id ?? 0, allUsers: actor.isAdmin && query.user_id === undefined, type: query.type ?? '', from: query.from ?? '', to: query.to ?? '', page: { page: query.page ?? 1, pageSize: query.limit ?? 20 } });
+      const out = await site.listActivity({ actor, userId: query.user_id ?? 0, allUsers: actor.isAdmin && query.user_id === undefined, type: query.type ?? '', from: query.from ?? '', to: query.to ?? '', page: { page: query.page ?? 1, pageSize: query.limit ?? 20 } }, rpcFor(res));
       sendEnvelope(res, pageJson(out));
     },
   );
@@ -69,7 +70,7 @@ export function activityRoutes(deps: GatewayDeps): Router {
     router,
     { method: 'get', path: '/api/v1/users/:id/activity', summary: "One account's activity (admin, or yourself)", tags, security: 'userToken', params: z.object({ id: int(1, 2_147_483_647) }), query: z.object(filters), before, responses: { 200: { description: 'One page, newest first', schema: pageSchema }, ...errors } },
     async ({ params, query }, _req, res) => {
-      const out = await site.listActivity({ actor: userOf(res).actor, userId: params.id, allUsers: false, type: query.type ?? '', from: query.from ?? '', to: query.to ?? '', page: { page: query.page ?? 1, pageSize: query.limit ?? 20 } });
+      const out = await site.listActivity({ actor: userOf(res).actor, userId: params.id, allUsers: false, type: query.type ?? '', from: query.from ?? '', to: query.to ?? '', page: { page: query.page ?? 1, pageSize: query.limit ?? 20 } }, rpcFor(res));
       sendEnvelope(res, pageJson(out));
     },
   );

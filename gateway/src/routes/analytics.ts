@@ -7,6 +7,7 @@ import type { GatewayDeps } from '../deps';
 import { requireUser, userOf } from '../auth/user-token';
 import { sendEnvelope } from '../http/envelope';
 import { envelope } from './documents-schemas';
+import { rpcFor } from '../http/request-id';
 
 const DAY_MS = 86_400_000;
 const MAX_DAYS = { day: 366, hour: 31 } as const;
@@ -94,7 +95,7 @@ export function analyticsRoutes(deps: GatewayDeps): Router {
       { method: 'get', path: `/api/v1/analytics/${report.name}`, summary: report.summary, tags, security: 'userToken', query: analyticsQuery, before, responses: { 200: { description: 'The report', schema: envelope(report.schema) }, ...errors } },
       async ({ query }, _req, res) => {
         const userId = accountFilter(res, query.user_id);
-        const out = await site.analytics({ actor: userOf(res).actor, report: report.name, from: query.from ?? '', to: query.to ?? '', interval: query.interval ?? '', userId, limit: query.limit ?? 0 });
+        const out = await site.analytics({ actor: userOf(res).actor, report: report.name, from: query.from ?? '', to: query.to ?? '', interval: query.interval ?? '', userId, limit: query.limit ?? 0 }, rpcFor(res));
         sendEnvelope(res, JSON.parse(out.reportJson || '{}'));
       },
     );
@@ -110,7 +111,7 @@ export function analyticsRoutes(deps: GatewayDeps): Router {
       const toDay = query.to ?? today;
       const fromDay = query.from ?? new Date(Date.parse(`${toDay}T00:00:00Z`) - (interval === 'day' ? 29 : 0) * DAY_MS).toISOString().slice(0, 10);
       const to = new Date(Date.parse(`${toDay}T00:00:00Z`) + DAY_MS).toISOString();
-      const r = await search.analytics({ actor: userOf(res).actor, from: `${fromDay}T00:00:00.000Z`, to, interval, limit: query.limit ?? 0, accountId });
+      const r = await search.analytics({ actor: userOf(res).actor, from: `${fromDay}T00:00:00.000Z`, to, interval, limit: query.limit ?? 0, accountId }, rpcFor(res));
       sendEnvelope(res, { ...searchAnalyticsJson(r), interval, user_id: accountId || null });
     },
   );

@@ -8,6 +8,7 @@ import type { GatewayDeps } from '../deps';
 import { requireFormToken, userOf } from '../auth/user-token';
 import { fromMicros, toMicros } from '../auth/decimal';
 import { usedQuotaOf } from '../auth/usage';
+import { rpcFor } from '../http/request-id';
 
 /** Paging of POST /apikeys/list (documented in docs/keys.md). */
 export const KEY_LIST_DEFAULT_PAGE_SIZE = 20;
@@ -136,7 +137,7 @@ export function apiKeyRoutes(deps: GatewayDeps): Router {
         concurrencyLimit: limitValue(body.concurrency_limit),
         allowedKinds: [],
         accountId: body.account_id ?? 0,
-      });
+      }, rpcFor(res));
       recordActivity(deps, req, res, { type: 'key.created', target_type: 'key', target_id: key!.id, summary: `created API key ${key!.id} "${key!.name}"` });
       send(res, 'API key created; store the key now, it is not shown again', keyJson(key!));
     },
@@ -154,7 +155,7 @@ export function apiKeyRoutes(deps: GatewayDeps): Router {
     async ({ body }, _req, res) => {
       const page = body.page ?? 1;
       const pageSize = body.page_size ?? KEY_LIST_DEFAULT_PAGE_SIZE;
-      const out = await keys.listKeys({ actor: userOf(res).actor, page: { page, pageSize }, channel: body.channel?.trim() ?? '', status: body.status ?? '', accountId: body.account_id ?? 0 });
+      const out = await keys.listKeys({ actor: userOf(res).actor, page: { page, pageSize }, channel: body.channel?.trim() ?? '', status: body.status ?? '', accountId: body.account_id ?? 0 }, rpcFor(res));
       const used = await usedQuotaOf(deps, out.items.map((k) => k.id));
       send(res, 'ok', { total: out.page?.total ?? 0, page, page_size: pageSize, items: out.items.map((k) => keyJson(k, used.get(k.id))) });
     },
@@ -178,7 +179,7 @@ export function apiKeyRoutes(deps: GatewayDeps): Router {
         rpmLimit: limitValue(body.rpm_limit),
         concurrencyLimit: limitValue(body.concurrency_limit),
         usedQuota: used,
-      });
+      }, rpcFor(res));
       deps.keyCache?.invalidate('key', key.id);
       const changed = Object.keys(body).filter((f) => f !== 'token' && f !== 'api_key_id');
       recordActivity(deps, req, res, { type: 'key.updated', target_type: 'key', target_id: key.id, summary: `updated API key ${key.id} "${key.name}" (${changed.join(', ') || 'no fields'})` });
@@ -190,7 +191,7 @@ export function apiKeyRoutes(deps: GatewayDeps): Router {
     router,
     { ...common, path: '/apikeys/delete', summary: 'Delete a key; it stops working at once', body: deleteBody, responses: { 200: { description: 'Deleted', schema: envelope(keySchema) }, 404: { description: 'No such key of yours' }, ...errors } },
     async ({ body }, req, res) => {
-      const key = await keys.deleteKey({ actor: userOf(res).actor, apiKeyId: body.api_key_id });
+      const key = await keys.deleteKey({ actor: userOf(res).actor, apiKeyId: body.api_key_id }, rpcFor(res));
       deps.keyCache?.invalidate('key', key.id);
       recordActivity(deps, req, res, { type: 'key.deleted', target_type: 'key', target_id: key.id, summary: `deleted API key ${key.id} "${key.name}"` });
       send(res, 'API key deleted', keyJson(key));

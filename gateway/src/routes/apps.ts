@@ -5,6 +5,7 @@ import type { App } from '@tollgate/protos/tasks';
 import type { GatewayDeps } from '../deps';
 import { requireUser, userOf } from '../auth/user-token';
 import { decimalInt } from '../http/form-numbers';
+import { rpcFor } from '../http/request-id';
 
 const PROVIDERS = ['echo', 'openai-compatible', 'external'] as const;
 
@@ -97,7 +98,7 @@ export function appRoutes(deps: GatewayDeps): Router {
       const app = await tasks.createApp({
         actor: actor(res),
         app: { appId: body.app_id, kind: body.kind, name: body.name, ownerAccountId: 0, provider: body.provider, model: body.model, systemPrompt: body.system_prompt, settings: body.settings, public: body.public, createdAt: '', updatedAt: '', baseUrl: body.base_url, apiKey: body.api_key, hasApiKey: false, timeoutMs: body.timeout_ms, reporterToken: '' },
-      });
+      }, rpcFor(res));
       res.json(appJson(app));
     },
   );
@@ -105,32 +106,32 @@ export function appRoutes(deps: GatewayDeps): Router {
     router,
     { ...common, method: 'get', path: '/v1/apps', summary: 'Apps you may run: your own and the public ones', query: listQuery, responses: { 200: { description: 'One page', schema: z.object({ items: z.array(appSchema), page: z.number().int(), page_size: z.number().int(), total: z.number().int() }) }, ...errors } },
     async ({ query }, _req, res) => {
-      const out = await tasks.listApps({ actor: actor(res), page: { page: query.page, pageSize: query.page_size }, kind: query.kind ?? '' });
+      const out = await tasks.listApps({ actor: actor(res), page: { page: query.page, pageSize: query.page_size }, kind: query.kind ?? '' }, rpcFor(res));
       res.json({ items: out.items.map(appJson), page: out.page?.page ?? query.page, page_size: out.page?.pageSize ?? query.page_size, total: out.page?.total ?? 0 });
     },
   );
   deps.book.add(
     router,
     { ...common, method: 'get', path: '/v1/apps/:app_id', summary: 'One app', params: appPath, responses: { 200: { description: 'The app', schema: appSchema }, ...errors } },
-    async ({ params }, _req, res) => res.json(appJson(await tasks.getApp({ actor: actor(res), appId: params.app_id }))),
+    async ({ params }, _req, res) => res.json(appJson(await tasks.getApp({ actor: actor(res), appId: params.app_id }, rpcFor(res)))),
   );
   deps.book.add(
     router,
     { ...common, method: 'patch', path: '/v1/apps/:app_id', summary: 'Change the fields sent; app_id, kind and owner never change', params: appPath, body: patchBody, responses: { 200: { description: 'Updated', schema: appSchema }, ...errors } },
     async ({ params, body }, _req, res) => {
       const patch = { name: body.name, provider: body.provider, model: body.model, systemPrompt: body.system_prompt, settings: body.settings, public: body.public, baseUrl: body.base_url, apiKey: body.api_key, timeoutMs: body.timeout_ms };
-      res.json(appJson(await tasks.updateApp({ actor: actor(res), appId: params.app_id, patch })));
+      res.json(appJson(await tasks.updateApp({ actor: actor(res), appId: params.app_id, patch }, rpcFor(res))));
     },
   );
   deps.book.add(
     router,
     { ...common, method: 'delete', path: '/v1/apps/:app_id', summary: 'Delete an app; its past tasks stay queryable', params: appPath, responses: { 200: { description: 'Deleted', schema: z.object({ detail: z.string(), data: appSchema }) }, ...errors } },
-    async ({ params }, _req, res) => res.json({ detail: 'app deleted', data: appJson(await tasks.deleteApp({ actor: actor(res), appId: params.app_id })) }),
+    async ({ params }, _req, res) => res.json({ detail: 'app deleted', data: appJson(await tasks.deleteApp({ actor: actor(res), appId: params.app_id }, rpcFor(res))) }),
   );
   deps.book.add(
     router,
     { ...common, method: 'post', path: '/v1/apps/:app_id/reporter-token', summary: 'A new reporter token for an externally-run app (the old one stops working)', params: appPath, responses: { 200: { description: 'The app with its new reporter_token', schema: appSchema }, 409: { description: 'Not an external app', schema: detail }, ...errors } },
-    async ({ params }, _req, res) => res.json(appJson(await tasks.rotateReporterToken({ actor: actor(res), appId: params.app_id }))),
+    async ({ params }, _req, res) => res.json(appJson(await tasks.rotateReporterToken({ actor: actor(res), appId: params.app_id }, rpcFor(res)))),
   );
   return router;
 }

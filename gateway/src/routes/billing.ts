@@ -6,6 +6,7 @@ import type { GatewayDeps } from '../deps';
 import { requireUser, userOf } from '../auth/user-token';
 import { billCsv } from '../billing/bill-csv';
 import { decimalInt } from '../http/form-numbers';
+import { rpcFor } from '../http/request-id';
 
 const KINDS = ['agent', 'workflow', 'aiapp', 'chatbot', 'passthrough'] as const;
 const BASES = ['per_execution', 'per_request', 'per_input_token', 'per_output_token', 'per_second'] as const;
@@ -84,7 +85,7 @@ export function billingRoutes(deps: GatewayDeps): Router {
       responses: { 200: { description: 'The bill', schema: billSchema }, ...errors },
     },
     async ({ params, query }, req, res) => {
-      const bill = await billing.getBill({ actor: userOf(res).actor, accountId: query.account_id ?? 0, month: params.month });
+      const bill = await billing.getBill({ actor: userOf(res).actor, accountId: query.account_id ?? 0, month: params.month }, rpcFor(res));
       if (!wantsCsv(req, query.format)) return void res.json(billJson(bill));
       res.setHeader('Content-Disposition', `attachment; filename="bill-${bill.accountId}-${bill.month}.csv"`);
       res.type('text/csv; charset=utf-8').send(billCsv(bill));
@@ -104,7 +105,7 @@ export function billingRoutes(deps: GatewayDeps): Router {
       responses: { 200: { description: 'Usage rows', schema: usageSchema }, 404: { description: 'No such key of yours' }, ...errors },
     },
     async ({ query }, _req, res) => {
-      const r = await billing.queryUsage({ actor: userOf(res).actor, accountId: query.account_id ?? 0, apiKeyId: query.api_key_id ?? 0, from: query.from ?? '', to: query.to ?? '' });
+      const r = await billing.queryUsage({ actor: userOf(res).actor, accountId: query.account_id ?? 0, apiKeyId: query.api_key_id ?? 0, from: query.from ?? '', to: query.to ?? '' }, rpcFor(res));
       res.json({ account_id: r.accountId, api_key_id: query.api_key_id ?? null, from: r.from, to: r.to, total: r.total, rows: r.rows });
     },
   );
@@ -113,7 +114,7 @@ export function billingRoutes(deps: GatewayDeps): Router {
     router,
     { method: 'get', path: '/v1/billing/prices', summary: 'The price table (kind × basis)', tags, security: 'userToken', before: anyUser, responses: { 200: { description: 'Prices', schema: z.object({ items: z.array(priceSchema) }) }, 401: errors[401] } },
     async (_input, _req, res) => {
-      const { items } = await billing.listPrices({});
+      const { items } = await billing.listPrices({}, rpcFor(res));
       res.json({ items: items.map((p) => ({ kind: p.kind, basis: p.basis, unit_price: p.unitPrice, updated_at: p.updatedAt })) });
     },
   );
@@ -131,7 +132,7 @@ export function billingRoutes(deps: GatewayDeps): Router {
       responses: { 200: { description: 'The price now in force', schema: priceSchema }, ...errors },
     },
     async ({ body }, _req, res) => {
-      const p = await billing.setPrice({ actor: userOf(res).actor, price: { kind: body.kind, basis: body.basis, unitPrice: String(body.unit_price), updatedAt: '' } });
+      const p = await billing.setPrice({ actor: userOf(res).actor, price: { kind: body.kind, basis: body.basis, unitPrice: String(body.unit_price), updatedAt: '' } }, rpcFor(res));
       res.json({ kind: p.kind, basis: p.basis, unit_price: p.unitPrice, updated_at: p.updatedAt });
     },
   );

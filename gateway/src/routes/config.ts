@@ -8,6 +8,7 @@ import { requireUser, userOf } from '../auth/user-token';
 import { sendEnvelope } from '../http/envelope';
 import { envelope } from './documents-schemas';
 import { recordActivity } from '../activity/record-activity';
+import { rpcFor } from '../http/request-id';
 
 const SUMMARIES: Record<ConfigSectionName, string> = {
   site: 'Site settings: name, description, base URL, default language, logo URL, contact',
@@ -57,7 +58,7 @@ export function configRoutes(deps: GatewayDeps): Router {
     deps.book.add(
       router,
       { method: 'get', path, summary: SUMMARIES[name], description: 'version 0 (and updated_at null) means never changed: the defaults. The ETag header names the version.', tags, security: 'userToken', before: anyUser, responses: { 200: { description: 'The section; ETag header', schema: envelope(entry(schema)) }, ...errors } },
-      async (_input, _req, res) => sendSection(res, await site.getConfig({ section: name })),
+      async (_input, _req, res) => sendSection(res, await site.getConfig({ section: name }, rpcFor(res))),
     );
 
     deps.book.add(
@@ -80,8 +81,8 @@ export function configRoutes(deps: GatewayDeps): Router {
         },
       },
       async ({ body }, req, res) => {
-        const expected = await expectedVersion(req, name, () => site.getConfig({ section: name }));
-        const saved = await site.putConfig({ actor: userOf(res).actor, section: name, value: body as Record<string, unknown>, expectedVersion: expected });
+        const expected = await expectedVersion(req, name, () => site.getConfig({ section: name }, rpcFor(res)));
+        const saved = await site.putConfig({ actor: userOf(res).actor, section: name, value: body as Record<string, unknown>, expectedVersion: expected }, rpcFor(res));
         recordActivity(deps, req, res, { type: 'config.updated', target_type: 'config', target_id: name, summary: `changed the ${name} configuration (version ${saved.version})` });
         sendSection(res, saved, `${name} configuration saved`);
       },
@@ -102,7 +103,7 @@ export function configRoutes(deps: GatewayDeps): Router {
       async ({ query }, _req, res) => {
         const page = query.page ?? 1;
         const limit = query.limit ?? 20;
-        const out = await site.configHistory({ section: name, page: { page, pageSize: limit } });
+        const out = await site.configHistory({ section: name, page: { page, pageSize: limit } }, rpcFor(res));
         sendEnvelope(res, { entries: out.entries.map(sectionJson), page, limit, total: out.page?.total ?? 0 });
       },
     );

@@ -8,6 +8,7 @@ import { sessionCookie } from '../auth/session';
 import { sendEnvelope } from '../http/envelope';
 import { recordActivity } from '../activity/record-activity';
 import { envelope, userJson, userSchema } from './users';
+import { rpcFor } from '../http/request-id';
 
 const idParams = z.object({ id: z.union([z.literal('me'), z.coerce.number().int().min(1).max(2_147_483_647)]).openapi({ description: 'A user id, or `me`' }) });
 const passwordBody = z
@@ -31,7 +32,7 @@ export function credentialRoutes(deps: GatewayDeps): Router {
     { method: 'post', path: '/api/v1/users/:id/token', summary: 'A new user token, shown once; the old one stops working at once (yourself, or anyone as an admin)', tags, security: 'userToken', params: idParams, before, responses: { 200: { description: 'The new token', schema: envelope(userSchema.extend({ token: z.string() })) }, ...errors } },
     async ({ params }, req, res) => {
       const { actor } = userOf(res);
-      const out = await keys.rotateToken({ actor, accountId: target(params.id, actor.accountId) });
+      const out = await keys.rotateToken({ actor, accountId: target(params.id, actor.accountId) }, rpcFor(res));
       forgetAccount(deps, out.account!.id);
       const whose = out.account!.id === actor.accountId ? 'their own user token' : `the user token of user ${out.account!.id}`;
       recordActivity(deps, req, res, { type: 'token.rotated', target_type: 'user', target_id: out.account!.id, summary: `rotated ${whose}` });
@@ -44,7 +45,7 @@ export function credentialRoutes(deps: GatewayDeps): Router {
     { method: 'put', path: '/api/v1/users/:id/password', summary: "Set or remove a console password (yourself with current_password, or anyone as an admin); the user's other sessions end", tags, security: 'userToken', params: idParams, body: passwordBody, before, responses: { 200: { description: 'The user', schema: envelope(userSchema) }, ...errors } },
     async ({ params, body }, req, res) => {
       const { actor } = userOf(res);
-      const account = await keys.setPassword({ actor, accountId: target(params.id, actor.accountId), password: body.password, currentPassword: body.current_password ?? '', keepSessionToken: sessionCookie(req) ?? '' });
+      const account = await keys.setPassword({ actor, accountId: target(params.id, actor.accountId), password: body.password, currentPassword: body.current_password ?? '', keepSessionToken: sessionCookie(req) ?? '' }, rpcFor(res));
       recordActivity(deps, req, res, { type: body.password ? 'password.set' : 'password.removed', target_type: 'user', target_id: account.id, summary: `${body.password ? 'set' : 'removed'} the console password of user ${account.id}` });
       sendEnvelope(res, userJson(account), { message: 'password updated' });
     },

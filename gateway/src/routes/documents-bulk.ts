@@ -8,6 +8,7 @@ import { sendEnvelope } from '../http/envelope';
 import { recordActivity } from '../activity/record-activity';
 import { httpStatusFor } from '../http/http-status';
 import { createDocumentBody, envelope } from './documents-schemas';
+import { rpcFor } from '../http/request-id';
 
 /** Most documents in one bulk request. */
 export const MAX_BULK_DOCUMENTS = 1_000;
@@ -88,7 +89,7 @@ export function documentsBulkRoutes(deps: GatewayDeps): Router {
             actor: userOf(res).actor,
             documents: valid.map(({ doc }) => ({ title: doc.title, content: doc.content, category: doc.category ?? '', tags: doc.tags ?? [], status: doc.status ?? '', slug: doc.slug ?? '' })),
           },
-          { timeoutMs: BULK_DEADLINE_MS },
+          { ...rpcFor(res), timeoutMs: BULK_DEADLINE_MS },
         );
         for (const r of out.results) {
           const index = valid[r.index].index;

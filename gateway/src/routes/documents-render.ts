@@ -5,6 +5,7 @@ import type { GatewayDeps } from '../deps';
 import { requireUser, userOf } from '../auth/user-token';
 import { sendEnvelope } from '../http/envelope';
 import { envelope, idParams } from './documents-schemas';
+import { rpcFor } from '../http/request-id';
 
 const renderedSchema = z.object({
   id: z.number().int(),
@@ -31,7 +32,7 @@ export function documentRenderRoutes(deps: GatewayDeps): Router {
       responses: { 200: { description: 'Rendered', schema: envelope(renderedSchema) }, 404: { description: 'No such document (or a draft of someone else, or in the trash)' }, 401: { description: 'Missing or unknown token' }, 403: { description: 'Missing permission, or plain HTTP' } },
     },
     async ({ params }, _req, res) => {
-      const r = await deps.upstreams.site.renderDocument({ actor: userOf(res).actor, id: params.id });
+      const r = await deps.upstreams.site.renderDocument({ actor: userOf(res).actor, id: params.id }, rpcFor(res));
       sendEnvelope(res, { id: r.id, version: r.version, title: r.title, html: r.html, toc: r.toc, plugins: r.plugins });
     },
   );

@@ -9,6 +9,7 @@ import { openAiErrors } from '../openai/errors';
 import { modelIdOf, modelJson, modelListSchema, modelSchema, parseModelId, runnableApps, runnableKinds } from '../openai/models';
 import { executeJson, executeStream, idempotencyKeyOf, type Execution } from './tasks-execute';
 import { appPath, completionSchema } from './tasks-schemas';
+import { rpcFor } from '../http/request-id';
 
 const openAiError = z.object({
   error: z.object({ message: z.string(), type: z.string(), code: z.string().nullable(), param: z.string().nullable() }).describe("OpenAI's error object, read by the official SDKs"),
@@ -100,7 +101,7 @@ export function openAiRoutes(deps: GatewayDeps): Router {
     router,
     { method: 'get', path: '/v1/models', summary: 'Models', tags, security: 'apiKey', documentedElsewhere: true, before: [listKey], responses: { 200: { description: 'The apps this key may run', schema: modelListSchema }, ...errors } },
     async (_input, _req, res) => {
-      res.json({ object: 'list', data: (await runnableApps(deps, principalOf(res))).map(modelJson) });
+      res.json({ object: 'list', data: (await runnableApps(deps, principalOf(res), rpcFor(res))).map(modelJson) });
     },
   );
 
@@ -108,7 +109,7 @@ export function openAiRoutes(deps: GatewayDeps): Router {
     const principal = principalOf(res);
     const target = parseModelId(model);
     if (!target || !runnableKinds(principal).includes(target.kind)) throw unknownModel(model);
-    const app = await deps.upstreams.tasks.getApp({ actor: principal.actor, appId: target.appId }).catch((err: unknown) => {
+    const app = await deps.upstreams.tasks.getApp({ actor: principal.actor, appId: target.appId }, rpcFor(res)).catch((err: unknown) => {
       throw err instanceof AppError && err.code === ErrorCode.NotFound ? unknownModel(model) : err;
     });
     if (app.kind !== target.kind) throw unknownModel(model);

@@ -7,6 +7,7 @@ import { requireUser, userOf } from '../auth/user-token';
 import { sendEnvelope } from '../http/envelope';
 import { envelope } from './documents-schemas';
 import { decimalInt } from '../http/form-numbers';
+import { rpcFor } from '../http/request-id';
 
 const SORTS = ['relevance', 'updated_desc', 'updated_asc', 'created_desc', 'created_asc', 'title_asc'] as const;
 const MAX_Q = 200;
@@ -119,7 +120,7 @@ export function searchRoutes(deps: GatewayDeps): Router {
     router,
     { method: 'get', path: '/api/v1/search', summary: 'Full-text search: typo-tolerant, prefix on the last word, highlighted snippets', tags, security: 'userToken', query: searchQuery, before: read, responses: { 200: { description: 'One page of hits', schema: envelope(resultsSchema) }, ...errors } },
     async ({ query }, _req, res) => {
-      const out = await search.search({ actor: userOf(res).actor, q: query.q, page: { page: query.page ?? 1, pageSize: query.limit ?? DEFAULT_LIMIT } });
+      const out = await search.search({ actor: userOf(res).actor, q: query.q, page: { page: query.page ?? 1, pageSize: query.limit ?? DEFAULT_LIMIT } }, rpcFor(res));
       sendEnvelope(res, resultsJson(query.q, out));
     },
   );
@@ -128,7 +129,7 @@ export function searchRoutes(deps: GatewayDeps): Router {
     router,
     { method: 'get', path: '/api/v1/search/suggest', summary: 'As-you-type suggestions: matching titles, then completed terms', tags, security: 'userToken', query: suggestQuery, before: read, responses: { 200: { description: 'Suggestions', schema: envelope(z.object({ query: z.string(), suggestions: z.array(z.object({ text: z.string(), type: z.enum(['title', 'term']), id: z.number().int().optional() })) })) }, ...errors } },
     async ({ query }, _req, res) => {
-      const out = await search.suggest({ actor: userOf(res).actor, q: query.q, limit: query.limit ?? 0 });
+      const out = await search.suggest({ actor: userOf(res).actor, q: query.q, limit: query.limit ?? 0 }, rpcFor(res));
       const suggestions = out.suggestions.map((s) => (s.kind === 'title' ? { text: s.text, type: 'title', id: s.documentId } : { text: s.text, type: 'term' }));
       sendEnvelope(res, { query: query.q, suggestions });
     },
@@ -147,7 +148,7 @@ export function searchRoutes(deps: GatewayDeps): Router {
         sort: body.sort ?? 'relevance',
         limit: body.limit ?? DEFAULT_LIMIT,
         page: body.page ?? 1,
-      });
+      }, rpcFor(res));
       sendEnvelope(res, resultsJson(body.query ?? '', out));
     },
   );
@@ -156,7 +157,7 @@ export function searchRoutes(deps: GatewayDeps): Router {
     router,
     { method: 'get', path: '/api/v1/search/analytics', summary: 'Search analytics (admin): top queries, zero-result queries, volume over time', tags, security: 'admin', query: analyticsQuery, before: admin, responses: { 200: { description: 'The report', schema: envelope(analyticsSchema) }, ...errors } },
     async ({ query }, _req, res) => {
-      const r = await search.analytics({ actor: userOf(res).actor, from: query.from ?? '', to: query.to ?? '', interval: query.interval ?? '', limit: query.limit ?? 0, accountId: 0 });
+      const r = await search.analytics({ actor: userOf(res).actor, from: query.from ?? '', to: query.to ?? '', interval: query.interval ?? '', limit: query.limit ?? 0, accountId: 0 }, rpcFor(res));
       sendEnvelope(res, searchAnalyticsJson(r));
     },
   );
@@ -165,7 +166,7 @@ export function searchRoutes(deps: GatewayDeps): Router {
     router,
     { method: 'post', path: '/api/v1/search/rebuild', summary: 'Rebuild the whole index from the docs service (admin)', tags, security: 'admin', before: admin, responses: { 200: { description: 'Rebuilt', schema: envelope(z.object({ indexed: z.number().int(), took_ms: z.number().int() })) }, ...errors } },
     async (_input, _req, res) => {
-      const out = await search.rebuild({}, { timeoutMs: 600_000 });
+      const out = await search.rebuild({}, { ...rpcFor(res), timeoutMs: 600_000 });
       sendEnvelope(res, { indexed: out.indexed, took_ms: out.tookMs }, { message: 'index rebuilt' });
     },
   );
@@ -174,7 +175,7 @@ export function searchRoutes(deps: GatewayDeps): Router {
     router,
     { method: 'get', path: '/api/v1/search/status', summary: 'Which engine serves and how many documents it holds (admin)', tags, security: 'admin', before: admin, responses: { 200: { description: 'Status', schema: envelope(z.object({ engine: z.string(), documents: z.number().int(), ready: z.boolean() })) }, ...errors } },
     async (_input, _req, res) => {
-      sendEnvelope(res, await search.status({}));
+      sendEnvelope(res, await search.status({}, rpcFor(res)));
     },
   );
   return router;

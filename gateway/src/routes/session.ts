@@ -12,6 +12,7 @@ import { checkCsrf, clearSessionCookie, csrfTokenOf, sessionCookie, setSessionCo
 import { SignInLimiter } from '../limits/sign-in-limit';
 import { docsRateLimitForRefused } from '../limits/docs-rate-limit';
 import { envelope, userJson, userSchema } from './users';
+import { rpcFor } from '../http/request-id';
 
 const signInBody = z
   .object({
@@ -62,7 +63,7 @@ export function sessionRoutes(deps: GatewayDeps, limiter = new SignInLimiter()):
       const address = req.ip ?? 'unknown';
       limiter.check(account, address);
       try {
-        const out = await keys.signIn({ email: body.email ?? '', password: body.password ?? '', token: body.token ?? '' });
+        const out = await keys.signIn({ email: body.email ?? '', password: body.password ?? '', token: body.token ?? '' }, rpcFor(res));
         limiter.succeeded(account);
         setSessionCookie(res, out.sessionToken, new Date(out.expiresAt));
         recordActivity(deps, req, res, { type: 'user.signed_in', target_type: 'user', target_id: out.account!.id, user_id: out.account!.id, summary: `signed in to the console with ${body.token ? 'the user token' : 'email and password'}` });
@@ -80,7 +81,7 @@ export function sessionRoutes(deps: GatewayDeps, limiter = new SignInLimiter()):
     async (_input, req, res) => {
       const token = sessionCookie(req);
       if (!token) throw AppError.unauthenticated('not signed in');
-      const account = await keys.authenticateSession({ sessionToken: token });
+      const account = await keys.authenticateSession({ sessionToken: token }, rpcFor(res));
       sendEnvelope(res, { user: userJson(account), csrf_token: csrfTokenOf(token) });
     },
   );
@@ -92,8 +93,8 @@ export function sessionRoutes(deps: GatewayDeps, limiter = new SignInLimiter()):
       const token = sessionCookie(req);
       if (token) {
         checkCsrf(req, token);
-        const account = await keys.authenticateSession({ sessionToken: token }).catch(() => undefined);
-        await keys.signOut({ sessionToken: token });
+        const account = await keys.authenticateSession({ sessionToken: token }, rpcFor(res)).catch(() => undefined);
+        await keys.signOut({ sessionToken: token }, rpcFor(res));
         if (account) recordActivity(deps, req, res, { type: 'user.signed_out', target_type: 'user', target_id: account.id, user_id: account.id, summary: 'signed out of the console' });
       }
       clearSessionCookie(res);

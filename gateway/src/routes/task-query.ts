@@ -10,6 +10,7 @@ import { takeBodyError } from '../http/deferred-body';
 import { boundInstant } from './task-dates';
 import { taskJson } from './tasks-render';
 import { batchQueryBody, batchUpdateBody, listQueryBody, statusUpdate, taskErrors, taskEventSchema, taskPath, taskSchema } from './tasks-schemas';
+import { rpcFor } from '../http/request-id';
 
 export const REPORTER_HEADER = 'x-reporter-token';
 /** Longest reporter token passed on to the tasks service (issued ones are much shorter). */
@@ -51,7 +52,7 @@ export function taskQueryRoutes(deps: GatewayDeps): Router {
     router,
     { method: 'post', path: '/v1/task-query/batch', summary: 'Several tasks by number (1–100)', tags, security: 'apiKey', body: batchQueryBody, before: [anyKey(deps)], responses: { 200: { description: 'Found tasks, in the order asked, and the numbers not found', schema: z.object({ items: z.array(taskSchema), not_found: z.array(z.string()) }) }, ...taskErrors } },
     async ({ body }, _req, res) => {
-      const out = await tasks.batchGetTasks({ actor: actorOf(res), taskNumbers: body.task_numbers });
+      const out = await tasks.batchGetTasks({ actor: actorOf(res), taskNumbers: body.task_numbers }, rpcFor(res));
       res.json({ items: out.items.map(taskJson), not_found: out.notFound });
     },
   );
@@ -60,7 +61,7 @@ export function taskQueryRoutes(deps: GatewayDeps): Router {
     { method: 'post', path: '/v1/task-query/list', summary: "The account's tasks, newest first, filtered", tags, security: 'apiKey', body: listQueryBody, before: [anyKey(deps)], responses: { 200: { description: 'One page', schema: listSchema }, ...taskErrors } },
     async ({ body }, _req, res) => {
       const status = body.status === undefined ? [] : Array.isArray(body.status) ? body.status : [body.status];
-      const out = await tasks.listTasks({ actor: actorOf(res), page: { page: body.page, pageSize: body.page_size }, status, kind: body.kind ?? '', appId: body.app_id ?? '', createdFrom: boundInstant(body.created_from, 'from'), createdTo: boundInstant(body.created_to, 'to') });
+      const out = await tasks.listTasks({ actor: actorOf(res), page: { page: body.page, pageSize: body.page_size }, status, kind: body.kind ?? '', appId: body.app_id ?? '', createdFrom: boundInstant(body.created_from, 'from'), createdTo: boundInstant(body.created_to, 'to') }, rpcFor(res));
       res.json({ items: out.items.map(taskJson), page: out.page?.page ?? body.page, page_size: out.page?.pageSize ?? body.page_size, total: out.page?.total ?? 0 });
     },
   );
@@ -68,7 +69,7 @@ export function taskQueryRoutes(deps: GatewayDeps): Router {
     router,
     { method: 'get', path: '/v1/task-query/:task_number', summary: 'One task: status, task_progress, task_result, comments', tags, security: 'apiKey', params: taskPath, before: [anyKey(deps)], responses: { 200: { description: 'The task', schema: taskSchema }, ...notFound, ...taskErrors } },
     async ({ params }, _req, res) => {
-      res.json(taskJson(await tasks.getTask({ actor: actorOf(res), taskNumber: params.task_number })));
+      res.json(taskJson(await tasks.getTask({ actor: actorOf(res), taskNumber: params.task_number }, rpcFor(res))));
     },
   );
   // Mounted by hand: any task number that is not a task of the caller (malformed, NUL, too long
@@ -94,7 +95,7 @@ export function taskQueryRoutes(deps: GatewayDeps): Router {
       responses: { 200: { description: 'The task after the change', schema: taskSchema }, ...statusErrors },
     },
     async ({ body }, _req, res) => {
-      res.json(taskJson(await tasks.updateStatus(updateRequest(res, body))));
+      res.json(taskJson(await tasks.updateStatus(updateRequest(res, body), rpcFor(res))));
     },
   );
   deps.book.add(
@@ -116,7 +117,7 @@ export function taskQueryRoutes(deps: GatewayDeps): Router {
       },
     },
     async ({ body }, _req, res) => {
-      const out = await tasks.batchUpdateStatus({ updates: body.updates.map((u) => updateRequest(res, u)) });
+      const out = await tasks.batchUpdateStatus({ updates: body.updates.map((u) => updateRequest(res, u)) }, rpcFor(res));
       res.json({
         results: out.results.map((r) =>
           r.ok && r.task ? { task_number: r.taskNumber, ok: true, status_code: 200, task: taskJson(r.task) } : { task_number: r.taskNumber, ok: false, status_code: httpStatusFor[r.errorCode as ErrorCode] ?? 500, detail: r.detail },

@@ -4,6 +4,7 @@ import '../http/route-book';
 import { TaskStatus } from '@tollgate/kit';
 import type { GatewayDeps } from '../deps';
 import { requireUser, userOf } from '../auth/user-token';
+import { rpcFor } from '../http/request-id';
 
 const statsQuery = z.object({
   days: z.coerce.number().int().min(1).max(366).optional().openapi({ type: 'integer', description: 'The last N days (UTC, today included); default 30, at most 366' }),
@@ -47,7 +48,7 @@ export function taskStatsRoutes(deps: GatewayDeps): Router {
       const to = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
       const from = new Date(to.getTime() - (query.days ?? 30) * 86_400_000);
       const count = async (status: string[]) =>
-        (await tasks.listTasks({ actor, page: { page: 1, pageSize: 1 }, status, kind: '', appId: '', createdFrom: from.toISOString(), createdTo: to.toISOString() })).page?.total ?? 0;
+        (await tasks.listTasks({ actor, page: { page: 1, pageSize: 1 }, status, kind: '', appId: '', createdFrom: from.toISOString(), createdTo: to.toISOString() }, rpcFor(res))).page?.total ?? 0;
       const [total, completed, failed, cancelled] = await Promise.all([count([]), count([TaskStatus.Completed]), count([TaskStatus.Failed]), count([TaskStatus.Cancelled])]);
       res.json({ account_id: accountId, from: from.toISOString(), to: to.toISOString(), total, completed, failed, cancelled, in_flight: total - completed - failed - cancelled, error_rate: completed + failed === 0 ? null : failed / (completed + failed) });
     },

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { AppError } from '@tollgate/kit';
 import type { ClientReadableStream } from '@grpc/grpc-js';
-import type { CompletionChunk, ExecuteRequest } from '@tollgate/protos/tasks';
+import type { CompletionChunk, ExecuteRequest, Payer } from '@tollgate/protos/tasks';
 import type { GatewayDeps } from '../deps';
 import type { KeyPrincipal } from '../auth/api-key';
 import { toAppError } from '../http/errors';
@@ -9,6 +9,7 @@ import { httpStatusFor } from '../http/http-status';
 import { grpcMessages } from '../sse/grpc-stream';
 import { openSse } from '../sse/sse-stream';
 import { chunkJson, completionJson, submissionJson } from './tasks-render';
+import { rpcFor } from '../http/request-id';
 
 /** A sync run may take as long as its app's upstream timeout; the tasks service enforces that one. */
 const EXECUTION_DEADLINE_MS = 15 * 60_000;
@@ -36,6 +37,11 @@ export function idempotencyKeyOf(req: Request): string {
   return key;
 }
 
+/** Whom the tasks service admits an execution against: the key's limits and its account's level. */
+export function payerOf(principal: Pick<KeyPrincipal, 'key' | 'account'>): Payer {
+  return { quota: principal.key.quota, rpmLimit: principal.key.rpmLimit, concurrencyLimit: principal.key.concurrencyLimit, level: principal.account.level };
+}
+
 function toRequest(principal: KeyPrincipal, ex: Execution, mode: 'sync' | 'async'): ExecuteRequest {
   return {
     actor: principal.actor,
@@ -53,7 +59,7 @@ function toRequest(principal: KeyPrincipal, ex: Execution, mode: 'sync' | 'async
     webhook: mode === 'async' ? (ex.webhook ?? '') : '',
     // The tasks service admits the execution against this key (after its own checks) and settles
     // it by the task's outcome; the gateway neither admits, settles nor refunds executions.
-    payer: { quota: principal.key.quota, rpmLimit: principal.key.rpmLimit, concurrencyLimit: principal.key.concurrencyLimit, level: principal.account.level },
+    payer: payerOf(principal),
   };
 }
 
@@ -69,7 +75,7 @@ function clientGone(res: Response): AbortController {
 /** `stream:false`: the completion JSON, from one call to the tasks service. */
 export async function executeJson(deps: GatewayDeps, principal: KeyPrincipal, ex: Execution, res: Response): Promise<void> {
   const gone = clientGone(res);
-  const completion = await deps.upstreams.tasks.executeSync(toRequest(principal, ex, 'sync'), { timeoutMs: EXECUTION_DEADLINE_MS, signal: gone.signal });
+  const completion = await deps.upstreams.tasks.executeSync(toRequest(principal, ex, 'sync'), { ...rpcFor(res), timeoutMs: EXECUTION_DEADLINE_MS, signal: gone.signal });
   res.setHeader('X-Task-Number', completion.taskNumber);
   res.json(completionJson(completion));
 }
@@ -87,7 +93,7 @@ export async function executeStream(deps: GatewayDeps, principal: KeyPrincipal, 
   const closed = () => gone.abort();
   res.on('close', closed);
   // The kit's promisified client type does not see through the generated overloads of a streaming method.
-  const call = deps.upstreams.tasks.executeStream(toRequest(principal, ex, 'sync'), { signal: gone.signal }) as unknown as ClientReadableStream<CompletionChunk>;
+  const call = deps.upstreams.tasks.executeStream(toRequest(principal, ex, 'sync'), { ...rpcFor(res), signal: gone.signal }) as unknown as ClientReadableStream<CompletionChunk>;
   const iterator = grpcMessages(call);
   const held: CompletionChunk[] = [];
   try {
@@ -125,5 +131,5 @@ export async function executeStream(deps: GatewayDeps, principal: KeyPrincipal, 
 
 /** The submission answer, from one call; the task runs on a worker. */
 export async function executeAsync(deps: GatewayDeps, principal: KeyPrincipal, ex: Execution, res: Response): Promise<void> {
-  res.json(submissionJson(await deps.upstreams.tasks.submitAsync(toRequest(principal, ex, 'async'))));
+  res.json(submissionJson(await deps.upstreams.tasks.submitAsync(toRequest(principal, ex, 'async'), rpcFor(res))));
 }

@@ -9,6 +9,7 @@ import { requireUser, userOf } from '../auth/user-token';
 import { sendEnvelope } from '../http/envelope';
 import { recordActivity } from '../activity/record-activity';
 import { decimalInt } from '../http/form-numbers';
+import { rpcFor } from '../http/request-id';
 
 /** Paging of GET /api/v1/users (documented in docs/keys.md). */
 export const USER_LIST_DEFAULT_LIMIT = 20;
@@ -118,7 +119,7 @@ export function usersRoutes(deps: GatewayDeps): Router {
     async ({ query }, _req, res) => {
       const page = query.page ?? 1;
       const limit = query.limit ?? USER_LIST_DEFAULT_LIMIT;
-      const out = await keys.listAccounts({ actor: userOf(res).actor, page: { page, pageSize: limit }, status: query.status ?? '', level: query.level ?? '' });
+      const out = await keys.listAccounts({ actor: userOf(res).actor, page: { page, pageSize: limit }, status: query.status ?? '', level: query.level ?? '' }, rpcFor(res));
       sendEnvelope(res, { users: out.items.map(userJson), total: out.page?.total ?? 0, page, limit });
     },
   );
@@ -135,7 +136,7 @@ export function usersRoutes(deps: GatewayDeps): Router {
         permissions: body.permissions ? mergePermissions(DEFAULT_PERMISSIONS, body.permissions) : undefined,
         validUntil: body.valid_until ?? undefined,
         password: body.password,
-      });
+      }, rpcFor(res));
       recordActivity(deps, req, res, { type: 'user.created', target_type: 'user', target_id: out.account!.id, summary: `created user ${out.account!.id} (${out.account!.level})` });
       sendEnvelope(res, { ...userJson(out.account!), token: out.token }, { status: 201, message: 'user created; store the token now, it is not shown again' });
     },
@@ -153,7 +154,7 @@ export function usersRoutes(deps: GatewayDeps): Router {
     router,
     { method: 'get', path: '/api/v1/users/:id', summary: 'A user (admin, or yourself)', tags, security: 'userToken', params: idParams, before: anyUser, responses: { 200: { description: 'The user', schema: envelope(userSchema) }, 404: { description: 'No such user' }, ...errors } },
     async ({ params }, _req, res) => {
-      sendEnvelope(res, userJson(await keys.getAccount({ actor: userOf(res).actor, accountId: params.id })));
+      sendEnvelope(res, userJson(await keys.getAccount({ actor: userOf(res).actor, accountId: params.id }, rpcFor(res))));
     },
   );
 
@@ -162,7 +163,7 @@ export function usersRoutes(deps: GatewayDeps): Router {
     { method: 'put', path: '/api/v1/users/:id', summary: 'Update a user (admin: all fields; yourself: name and email)', tags, security: 'userToken', params: idParams, body: updateBody, before: anyUser, responses: { 200: { description: 'Updated', schema: envelope(userSchema) }, 404: { description: 'No such user' }, 409: { description: 'Email already used, or the bootstrap admin would be locked out' }, ...errors } },
     async ({ params, body }, req, res) => {
       const { actor } = userOf(res);
-      const permissions = body.permissions && actor.isAdmin ? mergePermissions((await keys.getAccount({ actor, accountId: params.id })).permissions ?? DEFAULT_PERMISSIONS, body.permissions) : body.permissions ? DEFAULT_PERMISSIONS : undefined;
+      const permissions = body.permissions && actor.isAdmin ? mergePermissions((await keys.getAccount({ actor, accountId: params.id }, rpcFor(res))).permissions ?? DEFAULT_PERMISSIONS, body.permissions) : body.permissions ? DEFAULT_PERMISSIONS : undefined;
       const account = await keys.updateAccount({
         actor,
         accountId: params.id,
@@ -172,7 +173,7 @@ export function usersRoutes(deps: GatewayDeps): Router {
         status: body.status,
         permissions,
         validUntil: body.valid_until === null ? '' : body.valid_until,
-      });
+      }, rpcFor(res));
       forgetAccount(deps, account.id);
       recordActivity(deps, req, res, { type: 'user.updated', target_type: 'user', target_id: account.id, summary: `updated user ${account.id} (${Object.keys(body).join(', ') || 'no fields'})` });
       sendEnvelope(res, userJson(account), { message: 'user updated' });
@@ -183,7 +184,7 @@ export function usersRoutes(deps: GatewayDeps): Router {
     router,
     { method: 'delete', path: '/api/v1/users/:id', summary: "Delete a user (admin); their token and keys stop working at once", tags, security: 'admin', params: idParams, before: admin, responses: { 200: { description: 'Deleted', schema: envelope(userSchema) }, 404: { description: 'No such user' }, 409: { description: 'The bootstrap admin cannot be deleted' }, ...errors } },
     async ({ params }, req, res) => {
-      const account = await keys.deleteAccount({ actor: userOf(res).actor, accountId: params.id });
+      const account = await keys.deleteAccount({ actor: userOf(res).actor, accountId: params.id }, rpcFor(res));
       forgetAccount(deps, account.id);
       recordActivity(deps, req, res, { type: 'user.deleted', target_type: 'user', target_id: account.id, summary: `deleted user ${account.id}` });
       sendEnvelope(res, userJson(account), { message: 'user deleted' });

@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import { AppError, FINAL_TASK_STATUSES, taskStatusSubject, type TaskStatus, type TaskStatusEvent } from '@tollgate/kit';
 import type { Actor } from '@tollgate/protos/common';
 import type { GatewayDeps } from '../deps';
+import { rpcFor } from '../http/request-id';
 import { taskJson } from '../routes/tasks-render';
 import { openSse } from './sse-stream';
 
@@ -19,12 +20,12 @@ const isFinal = (status: string) => FINAL_TASK_STATUSES.includes(status as TaskS
  */
 export async function taskEvents(deps: GatewayDeps, actor: Actor, taskNumber: string, req: Request, res: Response): Promise<void> {
   if (!SUBJECT_SAFE_TASK_NUMBER.test(taskNumber)) throw AppError.notFound('task not found');
-  await deps.upstreams.tasks.getTask({ actor, taskNumber });
+  await deps.upstreams.tasks.getTask({ actor, taskNumber }, rpcFor(res));
   const pending: TaskStatusEvent[] = [];
   let deliver: ((e: TaskStatusEvent) => void) | undefined;
   const watcher = await deps.bus.watch<TaskStatusEvent>(taskStatusSubject(taskNumber), (m) => (deliver ? deliver(m.data) : pending.push(m.data)));
   try {
-    const task = await deps.upstreams.tasks.getTask({ actor, taskNumber });
+    const task = await deps.upstreams.tasks.getTask({ actor, taskNumber }, rpcFor(res));
     const sse = openSse(req, res);
     const snapshot = taskJson(task);
     sse.send({ task_number: taskNumber, status: snapshot.status, task_progress: snapshot.task_progress, task_result: snapshot.task_result, comments: snapshot.comments, at: snapshot.updated_at }, 'status');

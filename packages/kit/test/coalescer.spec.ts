@@ -1,5 +1,4 @@
 import { Coalescer } from '../src/batch/coalescer';
-import { currentRequestId, runWithRequestContext } from '../src/context/request-context';
 
 /** A batch sender that holds each call until released, recording what it was sent. */
 function gatedSender() {
@@ -55,16 +54,6 @@ describe('Coalescer', () => {
   it('refuses an answer with the wrong number of results rather than pairing them wrongly', async () => {
     const c = new Coalescer(async () => [1, 2], 10);
     await expect(c.submit(1)).rejects.toThrow('a batch of 1 was answered with 2 results');
-  });
-
-  it("runs batches outside the submitter's request context", async () => {
-    let seen: string | undefined = 'unset';
-    const c = new Coalescer(async (items: number[]) => {
-      seen = currentRequestId();
-      return items;
-    }, 10);
-    await runWithRequestContext({ requestId: 'caller-1', deadline: Date.now() + 5 }, () => c.submit(1));
-    expect(seen).toBeUndefined();
   });
 });
 

@@ -1,4 +1,3 @@
-import { runWithRequestContext } from '../src/context';
 import { AppError, ErrorCode } from '../src/errors';
 import { HotPool } from '../src/db/hot-pool';
 import { createTestDatabase, dropTestDatabase, releaseTestPostgres } from '../src/testing/postgres';
@@ -34,7 +33,7 @@ describe('HotPool', () => {
 
   it('a query whose caller will have given up before a connection frees is refused with UNAVAILABLE and a retry hint', async () => {
     const holder = await occupy();
-    const refused = await runWithRequestContext({ requestId: 'r', deadline: Date.now() + 600 }, () => pool.query('SELECT 1')).catch((e: unknown) => e);
+    const refused = await pool.query('SELECT 1', [], { deadline: Date.now() + 600 }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(AppError);
     expect((refused as AppError).code).toBe(ErrorCode.Unavailable);
     expect((refused as AppError).details.retryAfterSeconds).toBe(1);
@@ -43,9 +42,18 @@ describe('HotPool', () => {
     await expect(pool.query<{ n: number }>('SELECT 2 AS n')).resolves.toMatchObject({ rows: [{ n: 2 }] });
   });
 
+  it("a query given no deadline is refused with UNAVAILABLE well before a caller's default 10 s deadline", async () => {
+    const holder = pool.query('SELECT pg_sleep(7)');
+    while (pool.pool.waitingCount > 0 || pool.pool.idleCount > 0) await new Promise((r) => setImmediate(r));
+    const refused = await pool.query('SELECT 1').catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(AppError);
+    expect((refused as AppError).code).toBe(ErrorCode.Unavailable);
+    await holder;
+  }, 20_000);
+
   it('a caller with a far deadline waits like one without', async () => {
     const holder = await occupy();
-    const waited = runWithRequestContext({ requestId: 'r', deadline: Date.now() + 30_000 }, () => pool.query<{ n: number }>('SELECT 3 AS n'));
+    const waited = pool.query<{ n: number }>('SELECT 3 AS n', [], { deadline: Date.now() + 30_000 });
     await expect(waited).resolves.toMatchObject({ rows: [{ n: 3 }] });
     await holder.done;
   });
@@ -60,7 +68,7 @@ describe('HotPool', () => {
 
   it('a statement error leaves the pool usable', async () => {
     const holder = await occupy();
-    const failing = runWithRequestContext({ requestId: 'r', deadline: Date.now() + 5_000 }, () => pool.query('SELECT 1/0'));
+    const failing = pool.query('SELECT 1/0', [], { deadline: Date.now() + 5_000 });
     await expect(failing).rejects.toThrow(/division by zero/);
     await holder.done;
     await expect(pool.query<{ n: number }>('SELECT 4 AS n')).resolves.toMatchObject({ rows: [{ n: 4 }] });

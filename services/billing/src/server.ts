@@ -52,8 +52,8 @@ export function billingBinding(p: BillingParts, log: Logger): ServiceBinding {
     implementation: implement(
       BillingService,
       {
-        admit: (r) => admit(p, decodeAdmit(r)),
-        admitBatch: async (r, ctx) => ({ items: (await admitBatch(p, r.items.map(decodeAdmit))).map((o) => encodeAdmitOutcome(o, ctx.log)) }),
+        admit: (r, ctx) => admit(p, decodeAdmit(r), { deadline: ctx.deadline }),
+        admitBatch: async (r, ctx) => ({ items: (await admitBatch(p, r.items.map(decodeAdmit), { deadline: ctx.deadline })).map((o) => encodeAdmitOutcome(o, ctx.log)) }),
         settle: (r) => settle(p, decodeSettle(r)),
         settleBatch: async (r) => ({ items: await settleBatch(p, r.items.map(decodeSettle)) }),
         renewAdmissions: async (r) => ({ renewed: await renewAdmissions(p, r.taskNumbers, r.leaseSeconds) }),

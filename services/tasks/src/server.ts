@@ -70,14 +70,14 @@ export function tasksGrpc(ctx: TasksContext, log: Logger, limits: { maxInFlight:
 
       executeSync: (req, call) =>
         gate.run(async () => {
-          const out = await executeSync(ctx, decodeExecute(req, 'sync'), { signal: call.signal });
+          const out = await executeSync(ctx, { ...decodeExecute(req, 'sync'), deadline: call.deadline }, { signal: call.signal });
           return encodeCompletion(out.completion, out.taskNumber, out.replayed);
         }),
       executeStream: (req, send, call) =>
         gate.run(async () => {
         let head: StreamHead | undefined;
         const input = decodeExecute(req, 'sync');
-        const out = await executeSync(ctx, { ...input, request: { ...input.request, stream: true } }, {
+        const out = await executeSync(ctx, { ...input, request: { ...input.request, stream: true }, deadline: call.deadline }, {
           signal: call.signal,
           onStart: async (h) => {
             head = h;
@@ -93,7 +93,7 @@ export function tasksGrpc(ctx: TasksContext, log: Logger, limits: { maxInFlight:
         }
         await send(chunk(head, {}, { usage: c.usage, finishReason: c.choices[0]?.finish_reason ?? 'stop' }, out.replayed, completionExtra(c)));
       }),
-      submitAsync: (req) => gate.run(async () => encodeSubmit(await submitAsync(ctx, decodeExecute(req, 'async')))),
+      submitAsync: (req, call) => gate.run(async () => encodeSubmit(await submitAsync(ctx, { ...decodeExecute(req, 'async'), deadline: call.deadline }))),
 
       getTask: async ({ actor, taskNumber }) => encodeTask(await getTask(ctx, decodeActor(actor), taskNumber)),
       batchGetTasks: async ({ actor, taskNumbers }) => {

@@ -1,5 +1,3 @@
-import { outsideRequestContext } from '../context/request-context';
-
 /** An item's wait ran out before its batch answered (it may still have been sent). */
 export class CoalescerTimeout extends Error {
   override readonly name = 'CoalescerTimeout';
@@ -22,8 +20,7 @@ interface Entry<I, R> {
  * items submitted while one is under way go out together in the next (at most `maxBatch` per
  * batch). `send` answers one result per item, in order; if it throws, every item of that batch
  * gets its error. An item given `waitMs` gets a CoalescerTimeout once that runs out: still queued,
- * it is never sent; already sent, its outcome is unknown to the caller. Batches run outside the
- * submitter's request context: they serve many requests.
+ * it is never sent; already sent, its outcome is unknown to the caller.
  */
 export class Coalescer<I, R> {
   private queue: Array<Entry<I, R>> = [];
@@ -48,7 +45,7 @@ export class Coalescer<I, R> {
     });
     if (!this.busy) {
       this.busy = true;
-      outsideRequestContext(() => void this.drain());
+      void this.drain();
     }
     return result;
   }

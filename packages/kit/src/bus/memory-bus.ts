@@ -1,5 +1,4 @@
 import type { Logger } from '../logging';
-import { runWithMessageContext, outgoingHeaders } from './context';
 import { DEFAULT_MAX_DELIVER, DEFAULT_STREAMS, DUPLICATE_WINDOW_MS, consumerName, decode, encode, retryDelayMs, streamFor } from './policy';
 import { isValidFilter, isValidSubject, subjectMatches, toList } from './subject';
 import type { BusMessage, EventBus, PublishOptions, StreamSpec, SubscribeOptions, Subscription } from './types';
@@ -156,7 +155,7 @@ export function createMemoryBus(options: MemoryBusOptions = {}): EventBus {
   async function deliver<T>(consumer: Consumer, d: Delivery, handler: (m: BusMessage<T>) => Promise<void>): Promise<void> {
     const m = toMessage<T>(d.msg, d.msg.seq, d.count > 1);
     try {
-      await runWithMessageContext(m.headers, () => handler(m));
+      await handler(m);
     } catch (err) {
       if (d.count >= consumer.maxDeliver) {
         options.logger?.error({ err, subject: m.subject, seq: m.seq, deliveries: d.count }, 'bus handler failed; message dropped after max deliveries');
@@ -186,7 +185,7 @@ export function createMemoryBus(options: MemoryBusOptions = {}): EventBus {
         if (log.msgIds.has(opts.msgId)) return;
         log.msgIds.set(opts.msgId, now);
       }
-      const msg: Stored = { seq: ++log.lastSeq, subject, payload: encode(data), headers: outgoingHeaders(opts.headers), at: now };
+      const msg: Stored = { seq: ++log.lastSeq, subject, payload: encode(data), headers: { ...opts.headers }, at: now };
       log.push(msg);
       log.trim(now, maxMessages);
       for (const c of consumers.values()) if (c.log === log) c.wake();
@@ -195,7 +194,7 @@ export function createMemoryBus(options: MemoryBusOptions = {}): EventBus {
         setImmediate(() => {
           const m = toMessage(msg, 0, false);
           try {
-            runWithMessageContext(m.headers, () => w.handler(m));
+            w.handler(m);
           } catch (err) {
             options.logger?.error({ err, subject }, 'bus watch handler threw');
           }

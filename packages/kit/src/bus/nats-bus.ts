@@ -1,6 +1,5 @@
 import { AckPolicy, DeliverPolicy, JetStreamApiError, jetstream, jetstreamManager, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { Logger } from '../logging';
-import { runWithMessageContext, outgoingHeaders } from './context';
 import { connect, createHeaders, nanos, type MsgHdrs, type NatsConnection } from './nats-client';
 import { DEFAULT_ACK_WAIT_MS, DEFAULT_MAX_DELIVER, DEFAULT_STREAMS, DUPLICATE_WINDOW_MS, consumerName, decode, encode, retryDelayMs, streamFor } from './policy';
 import { isValidFilter, isValidSubject, toList } from './subject';
@@ -76,7 +75,7 @@ export async function connectNatsBus(options: NatsBusOptions): Promise<NatsBus> 
     }
     const progress = setInterval(() => (nc.isClosed() ? clearInterval(progress) : m.working()), Math.max(ackWaitMs / 3, 100));
     try {
-      await runWithMessageContext(msg.headers, () => handler(msg));
+      await handler(msg);
       if (!nc.isClosed()) await m.ackAck().catch((err) => log?.warn({ err, subject: msg.subject, seq: msg.seq }, 'bus ack not confirmed'));
     } catch (err) {
       if (nc.isClosed()) return;
@@ -158,7 +157,7 @@ export async function connectNatsBus(options: NatsBusOptions): Promise<NatsBus> 
       if (!isValidSubject(subject)) throw new Error(`invalid subject "${subject}"`);
       streamOf(full(subject));
       const hdrs = createHeaders();
-      for (const [k, v] of Object.entries(outgoingHeaders(opts.headers))) hdrs.set(k, v);
+      for (const [k, v] of Object.entries(opts.headers ?? {})) hdrs.set(k, v);
       await js.publish(full(subject), encode(data), { headers: hdrs, ...(opts.msgId !== undefined && { msgID: opts.msgId }) });
     },
 
@@ -192,7 +191,7 @@ export async function connectNatsBus(options: NatsBusOptions): Promise<NatsBus> 
             if (err) return void log?.warn({ err }, 'bus watch subscription error');
             try {
               const msg = toMessage<T>(m.subject, m.data, m.headers, 0, false);
-              runWithMessageContext(msg.headers, () => handler(msg));
+              handler(msg);
             } catch (e) {
               log?.error({ err: e, subject: m.subject }, 'bus watch handler threw');
             }

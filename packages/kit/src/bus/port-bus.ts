@@ -1,6 +1,5 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { Logger } from '../logging';
-import { outgoingHeaders, runWithMessageContext } from './context';
 import { decode, encode } from './policy';
 import type { BusMessage, EventBus, PublishOptions, SubscribeOptions, Subscription } from './types';
 
@@ -126,7 +125,7 @@ export function connectPortBus(port: MessagePort, options: { logger?: Logger } =
       else c?.reject(new Error(m.error));
     } else if (m.op === 'deliver') {
       const handler = handlers.get(m.sub);
-      const run = handler ? Promise.resolve().then(() => runWithMessageContext(m.msg.headers, () => handler(m.msg))) : Promise.reject(new Error('not subscribed'));
+      const run = handler ? Promise.resolve().then(() => handler(m.msg)) : Promise.reject(new Error('not subscribed'));
       run.then(
         () => port.postMessage({ op: 'ack', delivery: m.delivery }),
         (err: unknown) => port.postMessage({ op: 'ack', delivery: m.delivery, error: err instanceof Error ? err.message : String(err) || 'handler failed' }),
@@ -135,7 +134,7 @@ export function connectPortBus(port: MessagePort, options: { logger?: Logger } =
       const handler = handlers.get(m.sub);
       if (!handler || !watchers.has(m.sub)) return;
       try {
-        runWithMessageContext(m.msg.headers, () => handler(m.msg));
+        handler(m.msg);
       } catch (err) {
         options.logger?.error({ err, subject: m.msg.subject }, 'bus watch handler threw');
       }
@@ -155,8 +154,7 @@ export function connectPortBus(port: MessagePort, options: { logger?: Logger } =
   return {
     async publish<T>(subject: string, data: T, opts: PublishOptions = {}): Promise<void> {
       if (closed) throw new Error('bus is closed');
-      // Headers are taken here, where the request context is.
-      await call({ op: 'publish', subject, payload: encode(data), opts: { ...opts, headers: outgoingHeaders(opts.headers) } });
+      await call({ op: 'publish', subject, payload: encode(data), opts: { ...opts, headers: { ...opts.headers } } });
     },
     async subscribe<T>(opts: SubscribeOptions<T>): Promise<Subscription> {
       if (closed) throw new Error('bus is closed');

@@ -9,15 +9,16 @@ export interface HotPoolOptions {
   /** Queries allowed to wait for a connection; one more is refused with UNAVAILABLE (retry after 1 s). */
   maxWaiting: number;
   /**
-   * A query that waited this long for a connection is refused the same way (default 10 s). Inside a
-   * gRPC call the wait also ends `DEADLINE_MARGIN_MS` before the caller's deadline, so a saturated
-   * service answers UNAVAILABLE (HTTP 503 with Retry-After) before the caller gives up (504).
+   * A query that waited this long for a connection is refused the same way (default 5 s, half the
+   * gateway's default call deadline). A query given its caller's deadline also stops waiting
+   * `DEADLINE_MARGIN_MS` before it. Either way a saturated service answers UNAVAILABLE (HTTP 503
+   * with Retry-After) before the caller gives up (504).
    */
   acquireTimeoutMs?: number;
 }
 
 const TIMESTAMP_OID = 1114;
-const DEFAULT_ACQUIRE_TIMEOUT_MS = 10_000;
+const DEFAULT_ACQUIRE_TIMEOUT_MS = 5_000;
 const DEADLINE_MARGIN_MS = 500;
 
 /** Prisma stores `timestamp` (without time zone) columns in UTC; read them back as UTC here too. */
@@ -28,9 +29,14 @@ const types = {
   }) as typeof pg.types.getTypeParser,
 };
 
+export interface HotQueryOptions {
+  /** When the caller stops waiting (ms since the epoch). */
+  deadline?: number;
+}
+
 /** What a repository needs of the hot pool (a pg.Pool or a HotPool). */
 export interface HotQueryable {
-  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[], options?: HotQueryOptions): Promise<pg.QueryResult<R>>;
 }
 
 /**
@@ -50,20 +56,20 @@ export class HotPool {
     this.pool.on('error', () => undefined);
   }
 
-  async query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+  async query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, values?: unknown[], options: HotQueryOptions = {}): Promise<pg.QueryResult<R>> {
     try {
-      return await this.run<R>(prepared(sql, values));
+      return await this.run<R>(prepared(sql, values), options.deadline);
     } catch (err) {
       if (!isPlanResultChanged(err)) throw err;
       // A table changed shape under the prepared statement (a migration while this process runs):
       // PostgreSQL refused it before running it, so it is prepared afresh under a new name.
-      return this.run<R>(prepared(sql, values, true));
+      return this.run<R>(prepared(sql, values, true), options.deadline);
     }
   }
 
-  private async run<R extends pg.QueryResultRow>(statement: pg.QueryConfig): Promise<pg.QueryResult<R>> {
+  private async run<R extends pg.QueryResultRow>(statement: pg.QueryConfig, deadline: number | undefined): Promise<pg.QueryResult<R>> {
     if (this.pool.waitingCount >= this.options.maxWaiting) throw busy();
-    const waitBudget = msUntilDeadline() - DEADLINE_MARGIN_MS;
+    const waitBudget = msUntilDeadline(deadline) - DEADLINE_MARGIN_MS;
     if (waitBudget <= 0) throw busy();
     if (this.hasFreeConnection() || waitBudget >= this.acquireTimeoutMs) return this.poolQuery<R>(statement);
     const client = await this.acquireWithin(waitBudget);

@@ -1,11 +1,14 @@
 import { credentials, Metadata, type CallOptions, type Client, type ClientReadableStream, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
-import { REQUEST_ID_HEADER, currentDeadline, currentRequestId } from '../context/request-context';
+import { REQUEST_ID_HEADER } from '../context/request-context';
 import { fromGrpcError } from './status-map';
 
 export interface CallSettings {
   /** Deadline for this call; every call has one. */
   timeoutMs?: number;
+  /** The request this call serves, for the callee's log lines. */
   requestId?: string;
+  /** The deadline of the call being served (ms since the epoch): this call never outlives it. */
+  deadline?: number;
   signal?: AbortSignal;
 }
 
@@ -28,20 +31,19 @@ export const DEFAULT_DEADLINE_MS = 10_000;
 
 function metadataFor(settings: CallSettings | undefined): Metadata {
   const md = new Metadata();
-  const requestId = settings?.requestId ?? currentRequestId();
-  if (requestId) md.set(REQUEST_ID_HEADER, requestId);
+  if (settings?.requestId) md.set(REQUEST_ID_HEADER, settings.requestId);
   return md;
 }
 
 /** A call made while serving another never outlives the caller's deadline. */
-function deadlineFor(timeoutMs: number): number {
+function deadlineFor(timeoutMs: number, inherited: number | undefined): number {
   const own = Date.now() + timeoutMs;
-  const inherited = currentDeadline();
   return inherited === undefined ? own : Math.min(own, inherited);
 }
 
 /**
- * A promise-returning client: every unary call gets a deadline and the current request id;
+ * A promise-returning client: every unary call gets a deadline (never later than the served
+ * call's, when given) and the request id it is given;
  * gRPC errors come back as the AppError the server threw.
  */
 export function createGrpcClient<C extends Client>(Ctor: ClientCtor<C>, address: string, defaults: { timeoutMs?: number } = {}): GrpcClient<C> {
@@ -67,7 +69,7 @@ export function createGrpcClient<C extends Client>(Ctor: ClientCtor<C>, address:
     }
     wrapped[name] = (request: unknown, settings?: CallSettings) =>
       new Promise((resolve, reject) => {
-        const deadline = deadlineFor(settings?.timeoutMs ?? defaults.timeoutMs ?? DEFAULT_DEADLINE_MS);
+        const deadline = deadlineFor(settings?.timeoutMs ?? defaults.timeoutMs ?? DEFAULT_DEADLINE_MS, settings?.deadline);
         const call = (fn as UnaryFn)(request as never, metadataFor(settings), { deadline }, (err, res) => (err ? reject(fromGrpcError(err)) : resolve(res)));
         settings?.signal?.addEventListener('abort', () => call.cancel(), { once: true });
       });

@@ -1,6 +1,6 @@
 import type { Metadata, ServerUnaryCall, ServerWritableStream, sendUnaryData, UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { REQUEST_ID_HEADER, newRequestId, runWithRequestContext, type RequestContext } from '../context/request-context';
+import { REQUEST_ID_HEADER, newRequestId } from '../context/request-context';
 import { isAppError, ErrorCode } from '../errors/app-error';
 import { toGrpcError } from './status-map';
 
@@ -42,13 +42,24 @@ function deadlineOf(call: IncomingCall): number | undefined {
   return Number.isFinite(ms) ? ms : undefined;
 }
 
-function contextFor(call: IncomingCall, log: Logger, method: string): CallContext {
+/**
+ * The handler's context; `answered()` is called once the call's outcome is sent. grpc-js reports
+ * every finished call as cancelled too, so only a cancellation before the answer (the caller went
+ * away, or its deadline passed) aborts the signal. The controller is made when a handler asks for it.
+ */
+function contextFor(call: IncomingCall, log: Logger, method: string): { ctx: CallContext; answered(): void } {
   const incoming = call.metadata.get(REQUEST_ID_HEADER)[0];
   const requestId = typeof incoming === 'string' && incoming ? incoming : newRequestId();
-  const controller = new AbortController();
-  call.on('cancelled', () => controller.abort(new Error('cancelled by client')));
+  let controller: AbortController | undefined;
+  let gone = false;
+  let done = false;
+  call.on('cancelled', () => {
+    if (done) return;
+    gone = true;
+    controller?.abort(new Error('cancelled by client'));
+  });
   let callLog: Logger | undefined;
-  return {
+  const ctx: CallContext = {
     requestId,
     deadline: deadlineOf(call),
     // Most calls never log: the child logger (its bindings serialised) is made on first use.
@@ -56,8 +67,24 @@ function contextFor(call: IncomingCall, log: Logger, method: string): CallContex
       return (callLog ??= log.child({ requestId, rpc: method }));
     },
     metadata: call.metadata,
-    signal: controller.signal,
+    get signal() {
+      if (!controller) {
+        controller = new AbortController();
+        if (gone) controller.abort(new Error('cancelled by client'));
+      }
+      return controller.signal;
+    },
   };
+  return { ctx, answered: () => void (done = true) };
+}
+
+/** A handler that throws before its first await fails its call like one that rejects. */
+function started<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return run();
+  } catch (err) {
+    return Promise.reject(err);
+  }
 }
 
 function logFailure(ctx: CallContext, err: unknown): void {
@@ -66,8 +93,9 @@ function logFailure(ctx: CallContext, err: unknown): void {
 }
 
 /**
- * Adapts typed async handlers to grpc-js: request id from metadata into the async context and
- * the logger, domain errors to gRPC statuses (the one place that mapping happens on a server).
+ * Adapts typed async handlers to grpc-js: the request id from metadata and the deadline into the
+ * handler's CallContext and its logger, domain errors to gRPC statuses (the one place that mapping
+ * happens on a server).
  */
 export function implement<D extends ServiceDefinition>(definition: D, handlers: Handlers<D>, log: Logger): UntypedServiceImplementation {
   const impl: UntypedServiceImplementation = {};
@@ -82,11 +110,14 @@ export function implement<D extends ServiceDefinition>(definition: D, handlers: 
 
 function unaryAdapter(handler: UnaryHandler<MethodDefinition>, log: Logger, path: string) {
   return (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
-    const ctx = contextFor(call, log, path);
-    const store: RequestContext = { requestId: ctx.requestId, deadline: ctx.deadline };
-    runWithRequestContext(store, () => handler(call.request as never, ctx)).finally(() => (store.ended = true)).then(
-      (response) => callback(null, response),
+    const { ctx, answered } = contextFor(call, log, path);
+    started(() => handler(call.request as never, ctx)).then(
+      (response) => {
+        answered();
+        callback(null, response);
+      },
       (err: unknown) => {
+        answered();
         logFailure(ctx, err);
         callback(toGrpcError(err) as never);
       },
@@ -96,17 +127,20 @@ function unaryAdapter(handler: UnaryHandler<MethodDefinition>, log: Logger, path
 
 function streamAdapter(handler: StreamHandler<MethodDefinition>, log: Logger, path: string) {
   return (call: ServerWritableStream<unknown, unknown>) => {
-    const ctx = contextFor(call, log, path);
+    const { ctx, answered } = contextFor(call, log, path);
     const send = (message: unknown) =>
       new Promise<void>((resolve) => {
         if (call.cancelled || call.destroyed) return resolve();
         if (call.write(message)) resolve();
         else call.once('drain', () => resolve());
       });
-    const store: RequestContext = { requestId: ctx.requestId, deadline: ctx.deadline };
-    runWithRequestContext(store, () => handler(call.request as never, send as never, ctx)).finally(() => (store.ended = true)).then(
-      () => call.end(),
+    started(() => handler(call.request as never, send as never, ctx)).then(
+      () => {
+        answered();
+        call.end();
+      },
       (err: unknown) => {
+        answered();
         if (call.cancelled) return;
         logFailure(ctx, err);
         // 'error' (not destroy) makes grpc-js end the call with this status; a destroyed stream never sends one.

@@ -1,5 +1,4 @@
 import pino, { type Logger, type LoggerOptions } from 'pino';
-import { currentRequestId } from '../context/request-context';
 
 export type { Logger };
 
@@ -20,26 +19,12 @@ export function createLogger({ name, level = process.env.LOG_LEVEL ?? 'info', pr
     level,
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: { paths: ['req.headers.authorization', '*.token', '*.api_key', '*.key'], censor: '[redacted]' },
-    mixin: requestIdMixin,
   };
   if (destination) return pino(options, destination);
   if (wantPretty) {
     return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true, singleLine: true } } });
   }
   return pino(options);
-}
-
-const chindings = pino.symbols.chindingsSym as unknown as string;
-
-/**
- * Puts the current request id on every line written inside a request's async context, unless
- * the logger is a child that already carries it (pino would otherwise repeat the key).
- */
-function requestIdMixin(_merge: object, _level: number, logger: Logger): object {
-  const requestId = currentRequestId();
-  if (!requestId) return {};
-  const bound = (logger as unknown as Record<string, string | undefined>)[chindings];
-  return bound?.includes('"requestId":') ? {} : { requestId };
 }
 
 /** A logger that writes nothing, for unit tests and libraries used without one. */

@@ -1,4 +1,4 @@
-import type { HotQueryable } from '@tollgate/kit';
+import type { HotQueryable, HotQueryOptions } from '@tollgate/kit';
 import type { BillingDb } from '../db';
 import { Decimal } from '../domain/money';
 import type { PriceSnapshot } from '../domain/prices';
@@ -99,7 +99,7 @@ export class UsageRepo {
    * written by the same statement. The row lock makes concurrent callers queue and re-check the
    * condition against the latest committed row. Returns null when a limit refused it.
    */
-  async tryAdmit(a: AdmitInput): Promise<{ usedQuota: Decimal; reserved: Decimal } | null> {
+  async tryAdmit(a: AdmitInput, options: HotQueryOptions = {}): Promise<{ usedQuota: Decimal; reserved: Decimal } | null> {
     const { rows } = await this.hot.query<{ used_quota: string; reserved: string }>(ADMIT_SQL, [
       a.apiKeyId,
       a.accountId,
@@ -116,7 +116,7 @@ export class UsageRepo {
       a.prices.outputToken.toFixed(),
       a.prices.second.toFixed(),
       a.leaseSeconds,
-    ]);
+    ], options);
     if (rows.length === 0) return null;
     return { usedQuota: new Decimal(rows[0].used_quota), reserved: new Decimal(rows[0].reserved) };
   }

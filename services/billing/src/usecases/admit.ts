@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@tollgate/kit';
+import { AppError, ErrorCode, type HotQueryOptions } from '@tollgate/kit';
 import type { LevelLimits } from '../config';
 import { effectiveLimits } from '../domain/limits';
 import { Decimal, isDecimalText, moneyText } from '../domain/money';
@@ -66,9 +66,10 @@ function refusal(state: UsageState, quota: Decimal | null, reservation: Decimal,
 /**
  * Admits one execution: reserves its price against the key's quota and takes rpm and concurrency
  * capacity, atomically, in one statement (prices from the in-memory cache). Only a refusal reads
- * the key's row again, to name the limit.
+ * the key's row again, to name the limit. `options.deadline`: the caller's, so a saturated pool
+ * refuses in time (UNAVAILABLE) instead of outliving the call.
  */
-export async function admit(deps: AdmitDeps, c: AdmitCommand): Promise<Admitted> {
+export async function admit(deps: AdmitDeps, c: AdmitCommand, options: HotQueryOptions = {}): Promise<Admitted> {
   validate(c);
   const rows = (await deps.prices.forKind(c.kind)).filter((p) => c.basis === '' || p.basis === c.basis);
   if (rows.length === 0) throw new AppError(ErrorCode.FailedPrecondition, `no price is set for ${c.kind}${c.basis ? ` by ${c.basis}` : ''}`);
@@ -80,7 +81,7 @@ export async function admit(deps: AdmitDeps, c: AdmitCommand): Promise<Admitted>
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     let admitted;
     try {
-      admitted = await deps.usage.tryAdmit({ ...c, quota: quota ? quota.toFixed() : null, reservation, prices, ...limits, leaseSeconds: c.leaseSeconds ?? 0 });
+      admitted = await deps.usage.tryAdmit({ ...c, quota: quota ? quota.toFixed() : null, reservation, prices, ...limits, leaseSeconds: c.leaseSeconds ?? 0 }, options);
     } catch (err) {
       if (isUniqueViolation(err)) throw new AppError(ErrorCode.AlreadyExists, `task ${c.taskNumber} was already admitted`);
       throw err;
@@ -105,11 +106,11 @@ export type AdmitOutcome = { taskNumber: string; admitted: Admitted } | { taskNu
  * Admits many executions, each decided on its own exactly as `admit` decides one (its own
  * statement; items of one key queue on that key's row as separate calls would).
  */
-export async function admitBatch(deps: AdmitDeps, commands: AdmitCommand[]): Promise<AdmitOutcome[]> {
+export async function admitBatch(deps: AdmitDeps, commands: AdmitCommand[], options: HotQueryOptions = {}): Promise<AdmitOutcome[]> {
   if (commands.length > MAX_ADMIT_BATCH) throw AppError.field(['items'], `at most ${MAX_ADMIT_BATCH} admissions per call`, 'size');
   return Promise.all(
     commands.map((c) =>
-      admit(deps, c).then(
+      admit(deps, c, options).then(
         (admitted) => ({ taskNumber: c.taskNumber, admitted }),
         (refused: unknown) => ({ taskNumber: c.taskNumber, refused }),
       ),

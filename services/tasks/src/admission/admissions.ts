@@ -18,6 +18,15 @@ const ADMIT_BATCH = 200;
 /** An admission gives up this long before its caller's deadline, so the caller hears 503, not a deadline. */
 const DEADLINE_MARGIN_MS = 500;
 
+/** One execution to admit; `deadline`: its caller's (ms since the epoch), if it has one. */
+export interface Admittance {
+  kind: string;
+  appId: string;
+  taskNumber: string;
+  maxTokens?: number;
+  deadline?: number;
+}
+
 /**
  * This replica's side of billing: admits executions (before anything runs; the admissions asked
  * for during one AdmitBatch call go out together in the next), settles each one by its task's
@@ -46,7 +55,7 @@ export class Admissions {
    * that admission was written is unknown; if it was, nobody renews its lease and the
    * reconciliation refunds it (no task will ever exist for its task number).
    */
-  async admit(actor: Actor, payer: Payer, e: { kind: string; appId: string; taskNumber: string; maxTokens?: number }): Promise<void> {
+  async admit(actor: Actor, payer: Payer, e: Admittance): Promise<void> {
     try {
       await this.request(actor, payer, e);
     } catch (err) {
@@ -61,8 +70,8 @@ export class Admissions {
     this.held.add(e.taskNumber);
   }
 
-  private async request(actor: Actor, payer: Payer, e: { kind: string; appId: string; taskNumber: string; maxTokens?: number }): Promise<void> {
-    const waitMs = Math.min(ADMIT_DEADLINE_MS, msUntilDeadline() - DEADLINE_MARGIN_MS);
+  private async request(actor: Actor, payer: Payer, e: Admittance): Promise<void> {
+    const waitMs = Math.min(ADMIT_DEADLINE_MS, msUntilDeadline(e.deadline) - DEADLINE_MARGIN_MS);
     if (waitMs <= 0) throw new CoalescerTimeout(false);
     const result = await this.admitter.submit({
       apiKeyId: actor.apiKeyId,

@@ -2,7 +2,7 @@ import { ListEstimates, TaskStatus, type ListEstimateOptions } from '@tollgate/k
 import { statusEvent } from '../domain/events';
 import { isFinal } from '../domain/status';
 import type { ExecutionMode, TaskRecord, TaskRequest, Usage } from '../domain/types';
-import type { HotQueryable } from '@tollgate/kit';
+import type { HotQueryable, HotQueryOptions } from '@tollgate/kit';
 import { toTask, toTaskFromSql } from './mappers';
 import type { Outbox } from './outbox';
 import { Prisma, type TasksDb } from './prisma-types';
@@ -138,8 +138,9 @@ export class TaskRepo {
   /**
    * Inserts the task in its state (a sync run's final state, an async submission's 等待中) and its
    * event, in one statement; 'duplicate' when its Idempotency-Key (or number) is taken.
+   * `options.deadline`: the caller's, so a saturated pool refuses in time (UNAVAILABLE).
    */
-  async create(t: NewTask): Promise<TaskRecord | 'duplicate'> {
+  async create(t: NewTask, options: HotQueryOptions = {}): Promise<TaskRecord | 'duplicate'> {
     const now = new Date();
     const task: TaskRecord = {
       taskNumber: t.taskNumber,
@@ -185,7 +186,7 @@ export class TaskRepo {
       event.subject,
       JSON.stringify(event.payload),
       task.progress === null ? null : jsonText(task.progress),
-    ]);
+    ], options);
     if (rows.length === 0) return 'duplicate';
     await this.outbox.committed(rows[0].event_id, event.subject, event.payload);
     return task;

@@ -45,7 +45,7 @@ const NO_USAGE: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 
 export async function executeSync(ctx: TasksContext, input: ExecuteInput, options: SyncOptions): Promise<SyncAnswer> {
   const prepared = await ctx.admitting.run(async () => {
     const p = await prepareExecution(ctx, { ...input, mode: 'sync' });
-    if (!p.replay && input.payer) await ctx.admissions.admit(input.actor, input.payer, { kind: p.app.kind, appId: p.app.id, taskNumber: p.taskNumber, maxTokens: p.request.max_tokens });
+    if (!p.replay && input.payer) await ctx.admissions.admit(input.actor, input.payer, { kind: p.app.kind, appId: p.app.id, taskNumber: p.taskNumber, maxTokens: p.request.max_tokens, deadline: input.deadline });
     return p;
   });
   const { app, request, taskNumber, requestHash } = prepared;
@@ -93,7 +93,7 @@ export async function executeSync(ctx: TasksContext, input: ExecuteInput, option
     // From here the outcome is decided: the final-state event this write publishes must not stop the run.
     run.finish();
     const completion = toCompletion(taskNumber, startedAt, output);
-    written = await ctx.tasks.create({ ...row, status: TaskStatus.Completed, result: completion, usage: output.usage });
+    written = await ctx.tasks.create({ ...row, status: TaskStatus.Completed, result: completion, usage: output.usage }, { deadline: input.deadline });
     if (written === 'duplicate') return await replayAfterRace(ctx, input, requestHash, taskNumber);
     await ctx.admissions.settleTask(written);
     return { completion, taskNumber, replayed: false };
@@ -108,12 +108,12 @@ export async function executeSync(ctx: TasksContext, input: ExecuteInput, option
         status: TaskStatus.Cancelled,
         comments: stop.why === 'client-gone' ? 'the client closed the connection before the answer was complete' : `the run stopped: ${stop.why}`,
         usage: delivered ? NO_USAGE : null,
-      });
+      }, { deadline: input.deadline });
       if (written !== 'duplicate') await ctx.admissions.settleTask(written);
       throw AppError.conflict(`task ${taskNumber} stopped: ${stop.why}`, { task_number: taskNumber });
     }
     const failure = failureOf(err, ctx.log);
-    written = await ctx.tasks.create({ ...row, status: TaskStatus.Failed, comments: failure.comments });
+    written = await ctx.tasks.create({ ...row, status: TaskStatus.Failed, comments: failure.comments }, { deadline: input.deadline });
     if (written !== 'duplicate') await ctx.admissions.settleTask(written);
     throw outcomeError(taskNumber, { kind: 'failed', task: written === 'duplicate' ? null : written, ...failure });
   } finally {

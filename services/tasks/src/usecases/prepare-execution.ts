@@ -20,6 +20,8 @@ export interface ExecuteInput {
   mode: 'sync' | 'async';
   /** The key the execution is admitted against; absent = an internal caller's unbilled execution. */
   payer?: Payer;
+  /** When the caller stops waiting (ms since the epoch), if it said. */
+  deadline?: number;
 }
 
 export interface PreparedExecution {

@@ -20,7 +20,7 @@ async function submit(ctx: TasksContext, input: ExecuteInput): Promise<SubmitAns
   const { app, request, taskNumber, requestHash } = prepared;
   if (prepared.replay) return asyncReplay(ctx, prepared.replay);
   const mode = app.provider === 'external' ? 'external' : 'async';
-  if (input.payer) await ctx.admissions.admit(input.actor, input.payer, { kind: app.kind, appId: app.id, taskNumber, maxTokens: request.max_tokens });
+  if (input.payer) await ctx.admissions.admit(input.actor, input.payer, { kind: app.kind, appId: app.id, taskNumber, maxTokens: request.max_tokens, deadline: input.deadline });
 
   let created;
   try {
@@ -34,7 +34,7 @@ async function submit(ctx: TasksContext, input: ExecuteInput): Promise<SubmitAns
       request,
       idempotencyKey: input.idempotencyKey || null,
       requestHash,
-    });
+    }, { deadline: input.deadline });
   } finally {
     // The task now waits in the table (or the insert's fate is unknown): the reconciler watches its admission.
     ctx.admissions.release(taskNumber);
