@@ -102,14 +102,25 @@ const TRANSITION_SQL = `
   )
   SELECT t.*, e.id::text AS event_id, e.subject AS event_subject, e.payload AS event_payload FROM t LEFT JOIN e ON true`;
 
-const CLAIM_SQL = `
-  WITH c AS (
+/**
+ * Claims the oldest claimable async task: a waiting one, or a running one whose lease ran out (its
+ * worker stopped), whichever is older. The waiting one is the head of the queue's own partial index
+ * (`tasks_waiting_queue_idx`, the waiting async tasks in id order), so a claim reads a few pages
+ * however many tasks wait or have finished; running tasks are few (the workers' slots). When both
+ * heads exist, the one not taken stays locked until the statement commits: a concurrent claim
+ * skips it and takes the next, so no task is ever claimed twice.
+ */
+export const CLAIM_SQL = `
+  WITH waiting AS (
+    SELECT id FROM tasks WHERE mode = 'async' AND status = '${TaskStatus.Waiting}'
+    ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED
+  ), expired AS (
+    SELECT id FROM tasks WHERE mode = 'async' AND status = '${TaskStatus.Running}' AND lease_expires_at < $3::timestamp
+    ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED
+  ), c AS (
     UPDATE tasks SET status = '${TaskStatus.Running}', lease_owner = $1, lease_expires_at = $2::timestamp,
            attempts = attempts + 1, started_at = COALESCE(started_at, $3::timestamp), updated_at = $3::timestamp
-    WHERE id = (
-      SELECT id FROM tasks
-      WHERE mode = 'async' AND (status = '${TaskStatus.Waiting}' OR (status = '${TaskStatus.Running}' AND lease_expires_at < $3::timestamp))
-      ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+    WHERE id = (SELECT min(id) FROM (SELECT id FROM waiting UNION ALL SELECT id FROM expired) heads)
     RETURNING *
   ), e AS (
     INSERT INTO task_events (task_number, subject, payload)
