@@ -39,6 +39,8 @@ export class Impacts {
   private compactions = -1;
   private averages = { text: 0, title: 0, tags: 0, category: 0 };
   private normsUpTo = 0;
+  /** The index's size and live count when last refreshed: every add grows the one, every removal shrinks the other. */
+  private seen = { size: -1, live: -1 };
   private norms: Norms = { text: new Float32Array(0), title: new Float32Array(0), tags: new Float32Array(0), category: new Float32Array(0) };
   private readonly terms = new WeakMap<Postings, TermImpacts>();
 
@@ -88,6 +90,9 @@ export class Impacts {
   /** Norms for every slot: extended for new slots, or recomputed (a new epoch) after a compaction or a drift of the averages. */
   private refresh(): void {
     const index = this.index;
+    // Nothing changed since the last term of this (or the previous) query: no averages to compare.
+    if (index.size === this.seen.size && index.live === this.seen.live && index.compactions === this.compactions) return;
+    this.seen = { size: index.size, live: index.live };
     const now = this.currentAverages();
     const moved = (a: number, b: number) => Math.abs(a - b) > AVERAGE_DRIFT * Math.max(b, 1e-9);
     const stale =
