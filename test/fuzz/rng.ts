@@ -1,15 +1,10 @@
-/** A small seeded generator (mulberry32): the same seed gives the same run. */
+import { seededRandom } from '@tollgate/kit/src/testing/seeded-random';
+
+/** The kit's seeded generator (mulberry32) with a fuzzer's helpers: the same seed gives the same run. */
 export class Rng {
-  private state: number;
+  readonly next: () => number;
   constructor(readonly seed: number) {
-    this.state = seed >>> 0;
-  }
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    this.next = seededRandom(seed >>> 0);
   }
   int(min: number, max: number): number {
     return min + Math.floor(this.next() * (max - min + 1));
