@@ -15,6 +15,7 @@ import type { Page } from 'playwright-core';
 import { buildConsole } from '../scripts/console-build';
 import { launchChromium } from '../test/support/browser';
 import { CONSOLE_PAGES } from '../console/src/nav';
+import { median } from './report';
 
 const ADMIN = `tg-console-bench-${randomBytes(8).toString('hex')}`;
 const RUNS = 5;
@@ -46,8 +47,6 @@ async function dataTime(page: Page, act: () => Promise<unknown>): Promise<number
   page.off('requestfailed', onDone);
   return Math.max(0, last - t0);
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main(): Promise<void> {
   const browser = await launchChromium();

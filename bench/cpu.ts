@@ -46,8 +46,13 @@ export function findPostmaster(): number | undefined {
 }
 
 export function tollgateCpuMs(): number {
-  const s = stat('self')!;
-  return (s.utime + s.stime) * TICK_MS;
+  return processCpuMs('self');
+}
+
+/** utime + stime of one process (every thread), in ms; 0 once it is gone. */
+export function processCpuMs(pid: number | 'self'): number {
+  const s = stat(pid);
+  return s ? (s.utime + s.stime) * TICK_MS : 0;
 }
 
 export function postgresCpuMs(postmaster: number | undefined): number {

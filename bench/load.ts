@@ -1,5 +1,8 @@
 import { spawn } from 'node:child_process';
 
+/** The chat body every execution load sends. */
+export const CHAT_BODY = JSON.stringify({ messages: [{ role: 'user', content: 'hello from the benchmark' }] });
+
 export interface LoadResult {
   connections: number;
   seconds: number;

@@ -2,6 +2,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem, platform, release } from 'node:os';
 import { dirname } from 'node:path';
 
+/** The middle value (the upper one of an even count). */
+export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
 export interface Row {
   section: string;
   setting: string;

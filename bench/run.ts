@@ -3,10 +3,13 @@ import { join } from 'node:path';
 import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { SingleBar, Presets } from 'cli-progress';
+import { createGrpcClient } from '@tollgate/kit';
+import { KeysClient } from '@tollgate/protos/keys';
+import { payerOf } from '../gateway/src/routes/tasks-execute';
 import { createBenchAccount, type Account } from './account';
 import { startBareExpress } from './bare-express';
 import { findPostmaster, measureCpu, type CpuSpent } from './cpu';
-import { runLoad, type LoadResult, type LoadSpec } from './load';
+import { CHAT_BODY, runLoad, type LoadResult, type LoadSpec } from './load';
 import { profilePhase } from './profile';
 import { seedDocuments, seedTasks, waitForBacklog } from './seed';
 import { insertRate, postgresVersion } from './pg-insert';
@@ -21,7 +24,6 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const SKIP = new Set((process.env.BENCH_SKIP ?? '').split(',').filter(Boolean));
 const SYNC_CONNECTIONS = [1, 16, 64];
 const RESULTS = process.env.BENCH_RESULTS ?? join(__dirname, 'results', 'latest.json');
-const CHAT_BODY = JSON.stringify({ messages: [{ role: 'user', content: 'hello from the benchmark' }] });
 const STREAM_BODY = JSON.stringify({ messages: [{ role: 'user', content: 'hello from the benchmark' }], stream: true });
 const PASSTHROUGH_BODY = JSON.stringify({ model: 'fake-model', messages: [{ role: 'user', content: 'hello from the benchmark' }] });
 const LIST_SIZES = [100, 100_000];
@@ -118,6 +120,29 @@ const pct = (xs: number[], p: number) => {
   return Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] * 100) / 100;
 };
 
+/**
+ * The ExecuteStream request the gateway makes for the bench key: the same actor and payer, so the
+ * tasks service admits it exactly as it admits the gateway's (the gateway itself does not admit).
+ */
+async function gatewayLikeRequest(c: Ctx, apiKey: string): Promise<Record<string, unknown>> {
+  const keys = createGrpcClient(KeysClient, c.b.system.services.keys.address);
+  try {
+    const { key, account } = await keys.authenticateKey({ key: apiKey, kind: 'agent' });
+    if (!key || !account) throw new Error('the keys service does not know the bench key');
+    return {
+      actor: { accountId: account.id, isAdmin: false, apiKeyId: key.id },
+      kind: 'agent',
+      appId: 'demo-agent',
+      messages: [{ role: 'user', content: 'hello from the benchmark' }],
+      stream: true,
+      mode: 'sync',
+      payer: payerOf({ key, account }),
+    };
+  } finally {
+    keys.close();
+  }
+}
+
 async function streamSection(c: Ctx): Promise<Section> {
   const path = '/v1/agent/demo-agent/sync';
   const skip = noAccount(c) ?? (serves(c.b.system, 'POST', path) ? undefined : `the gateway does not serve POST ${path} yet`);
@@ -126,18 +151,22 @@ async function streamSection(c: Ctx): Promise<Section> {
   bar.update({ step: 'stream via gateway' });
   const via = await measureCpu(c.postmaster, () => firstChunk(['http', `${c.b.http}${path}`, account.apiKey, STREAM_BODY]));
   bar.increment(1, { step: 'stream, tasks directly' });
-  const request = { actor: { accountId: account.accountId, isAdmin: false, apiKeyId: 0 }, kind: 'agent', appId: 'demo-agent', messages: [{ role: 'user', content: 'hello from the benchmark' }], stream: true, mode: 'sync' };
-  const direct = await firstChunk(['grpc', c.b.system.services.tasks.address, JSON.stringify(request)]);
+  const admitted = await gatewayLikeRequest(c, account.apiKey);
+  const direct = await firstChunk(['grpc', c.b.system.services.tasks.address, JSON.stringify(admitted)]);
+  // As measured before 2026-11-23: no payer, so nothing is admitted (kept to compare with older results).
+  const unadmitted = { ...admitted, actor: { accountId: account.accountId, isAdmin: false, apiKeyId: 0 }, payer: undefined };
+  const directUnadmitted = await firstChunk(['grpc', c.b.system.services.tasks.address, JSON.stringify(unadmitted)]);
   bar.increment(1);
   const section = 'streamed first chunk, 1 client';
   const added = Math.round((pct(via.result, 50) - pct(direct, 50)) * 100) / 100;
   return {
     name: 'streaming',
     status: 'ok',
-    reason: `the gateway adds ${added} ms (p50) to the first chunk over the tasks service's own ExecuteStream`,
+    reason: `the gateway adds ${added} ms (p50) to the first chunk over the tasks service's own ExecuteStream of the same admitted request`,
     rows: [
       { section, setting: 'via the gateway (HTTP SSE)', throughput: Math.round(via.result.length / SECONDS), unit: 'req/s', p50Ms: pct(via.result, 50), p99Ms: pct(via.result, 99), ...perRequest(via.cpu, via.result.length) },
-      { section, setting: 'tasks ExecuteStream directly (gRPC)', throughput: Math.round(direct.length / SECONDS), unit: 'streams/s', p50Ms: pct(direct, 50), p99Ms: pct(direct, 99), note: 'client in a separate process' },
+      { section, setting: 'tasks ExecuteStream directly, admitted (gRPC)', throughput: Math.round(direct.length / SECONDS), unit: 'streams/s', p50Ms: pct(direct, 50), p99Ms: pct(direct, 99), note: "the gateway's request: same key, same admission; client in a separate process" },
+      { section, setting: 'tasks ExecuteStream directly, not admitted', throughput: Math.round(directUnadmitted.length / SECONDS), unit: 'streams/s', p50Ms: pct(directUnadmitted, 50), p99Ms: pct(directUnadmitted, 99), note: 'no payer: the baseline of earlier results' },
       { section, setting: 'added by the gateway (p50)', throughput: added, unit: 'ms' },
     ],
   };
