@@ -76,3 +76,51 @@ describe('Coalescer waits', () => {
     expect(s.calls).toEqual([[1], [3], [4]]);
   });
 });
+
+describe('Coalescer deferred items', () => {
+  it('carries a deferred item with the next submitted one, in submission order, instead of sending it alone', async () => {
+    const s = gatedSender();
+    const c = new Coalescer(s.send, 100);
+    const deferred = c.defer(1, 10_000);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(s.calls).toEqual([]);
+    const next = c.submit(2);
+    expect(s.calls).toEqual([[1, 2]]);
+    await s.releaseNext();
+    expect(await Promise.all([deferred, next])).toEqual([10, 20]);
+  });
+
+  it('sends a deferred item on its own once its linger runs out', async () => {
+    const s = gatedSender();
+    const c = new Coalescer(s.send, 100);
+    const deferred = c.defer(1, 30);
+    const second = c.defer(2, 10_000);
+    expect(s.calls).toEqual([]);
+    await s.releaseNext();
+    expect(s.calls).toEqual([[1, 2]]);
+    expect(await Promise.all([deferred, second])).toEqual([10, 20]);
+  });
+
+  it('puts a deferred item behind a batch under way into the next batch', async () => {
+    const s = gatedSender();
+    const c = new Coalescer(s.send, 100);
+    const first = c.submit(1);
+    const deferred = c.defer(2, 10_000);
+    await s.releaseNext();
+    await s.releaseNext();
+    expect(await Promise.all([first, deferred])).toEqual([10, 20]);
+    expect(s.calls).toEqual([[1], [2]]);
+  });
+
+  it('flush sends what is deferred at once and resolves when it is answered', async () => {
+    const s = gatedSender();
+    const c = new Coalescer(s.send, 100);
+    const deferred = c.defer(1, 10_000);
+    const flushed = c.flush();
+    expect(s.calls).toEqual([[1]]);
+    await s.releaseNext();
+    await flushed;
+    expect(await deferred).toBe(10);
+    await expect(c.flush()).resolves.toBeUndefined();
+  });
+});

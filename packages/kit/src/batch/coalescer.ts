@@ -20,11 +20,15 @@ interface Entry<I, R> {
  * items submitted while one is under way go out together in the next (at most `maxBatch` per
  * batch). `send` answers one result per item, in order; if it throws, every item of that batch
  * gets its error. An item given `waitMs` gets a CoalescerTimeout once that runs out: still queued,
- * it is never sent; already sent, its outcome is unknown to the caller.
+ * it is never sent; already sent, its outcome is unknown to the caller. A deferred item (`defer`)
+ * does not start a batch: it goes out with the next submitted item, or alone once its linger runs
+ * out, so work that need not be sent at once rides along with work that must.
  */
 export class Coalescer<I, R> {
   private queue: Array<Entry<I, R>> = [];
   private busy = false;
+  private idle: Promise<void> = Promise.resolve();
+  private lingering: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly send: (items: I[]) => Promise<R[]>,
@@ -43,11 +47,29 @@ export class Coalescer<I, R> {
       }
       this.queue.push(entry);
     });
-    if (!this.busy) {
-      this.busy = true;
-      void this.drain();
-    }
+    this.start();
     return result;
+  }
+
+  /** Queues `item` without starting a batch: it goes out with the next one, or after `lingerMs`. */
+  defer(item: I, lingerMs: number): Promise<R> {
+    const result = new Promise<R>((resolve, reject) => this.queue.push({ item, settled: false, sent: false, resolve, reject }));
+    if (!this.busy) this.lingering ??= setTimeout(() => this.start(), lingerMs);
+    return result;
+  }
+
+  /** Sends whatever is queued now; resolves once every batch under way has been answered. */
+  flush(): Promise<void> {
+    if (this.queue.length > 0) this.start();
+    return this.busy ? this.idle : Promise.resolve();
+  }
+
+  private start(): void {
+    clearTimeout(this.lingering);
+    this.lingering = undefined;
+    if (this.busy) return;
+    this.busy = true;
+    this.idle = this.drain();
   }
 
   private async drain(): Promise<void> {
