@@ -64,10 +64,18 @@ export async function openStream(t: TestSystem, path: string, key: string, body?
   return fetch(`${t.http}${path}`, { method: body === undefined ? 'GET' : 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, ...headers }, body: body === undefined ? undefined : JSON.stringify(body), signal });
 }
 
-/** Polls the task until it reaches one of `statuses` (the spec's client loop). */
-export async function waitForStatus(t: TestSystem, key: string, taskNumber: string, statuses: string[]): Promise<any> {
+/**
+ * Polls the task until it reaches one of `statuses` (the spec's client loop). A sync task has no row
+ * until it ends: with `sync`, a 404 is polled again for up to 10 s.
+ */
+export async function waitForStatus(t: TestSystem, key: string, taskNumber: string, statuses: string[], opts: { sync?: boolean } = {}): Promise<any> {
+  const missingUntil = Date.now() + (opts.sync ? 10_000 : 0);
   for (;;) {
     const r = await send(t, 'GET', `/v1/task-query/${taskNumber}`, { key });
+    if (r.status === 404 && Date.now() < missingUntil) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      continue;
+    }
     if (r.status !== 200) throw new Error(`query failed: ${r.status} ${r.text}`);
     if (statuses.includes(r.body.status)) return r.body;
     await new Promise((resolve) => setTimeout(resolve, 50));

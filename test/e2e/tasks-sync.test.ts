@@ -133,7 +133,7 @@ describe('sync execution', () => {
         if (contentChunks === 2) controller.abort();
       }).catch(() => undefined);
       await fake.waitForAborts(aborted + 1);
-      const task = await waitForStatus(t, key, taskNumber, ['已取消', '已完成', '已报错']);
+      const task = await waitForStatus(t, key, taskNumber, ['已取消', '已完成', '已报错'], { sync: true });
       expect(task.status).toBe('已取消');
       // The client left after content was delivered: the execution is charged once (1.0 per execution).
       expect(await settledUsedQuota(t, { id: keyId, token, key }, before + 1)).toBe(before + 1);
