@@ -53,7 +53,10 @@ export function billingBinding(p: BillingParts, log: Logger): ServiceBinding {
       BillingService,
       {
         admit: (r, ctx) => admit(p, decodeAdmit(r), { deadline: ctx.deadline }),
-        admitBatch: async (r, ctx) => ({ items: (await admitBatch(p, r.items.map(decodeAdmit), { deadline: ctx.deadline })).map((o) => encodeAdmitOutcome(o, ctx.log)) }),
+        admitBatch: async (r, ctx) => {
+          const settlements = r.settlements.length > 0 ? await settleBatch(p, r.settlements.map(decodeSettle)) : [];
+          return { items: (await admitBatch(p, r.items.map(decodeAdmit), { deadline: ctx.deadline })).map((o) => encodeAdmitOutcome(o, ctx.log)), settlements };
+        },
         settle: (r) => settle(p, decodeSettle(r)),
         settleBatch: async (r) => ({ items: await settleBatch(p, r.items.map(decodeSettle)) }),
         renewAdmissions: async (r) => ({ renewed: await renewAdmissions(p, r.taskNumbers, r.leaseSeconds) }),

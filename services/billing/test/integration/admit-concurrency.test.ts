@@ -115,6 +115,7 @@ describe('Admit under concurrency (real PostgreSQL, gRPC loopback)', () => {
       if (!b) return;
       const key = { apiKeyId: 201, accountId: 7, quota: '2', rpmLimit: 100_000, concurrencyLimit: 100_000 };
       const { items } = await b.client.admitBatch({
+        settlements: [],
         items: ['b1', 'b2', 'b3'].map((label) => admitRequest({ ...key, taskNumber: taskNo(label) })),
       });
       expect(items.map((i) => i.taskNumber.split('-')[0])).toEqual(['b1', 'b2', 'b3']);
@@ -127,6 +128,7 @@ describe('Admit under concurrency (real PostgreSQL, gRPC loopback)', () => {
       expect(over.message).toMatch(/insufficient quota/);
 
       const second = await b.client.admitBatch({
+        settlements: [],
         items: [admitRequest({ apiKeyId: 202, accountId: 7, taskNumber: admitted[0].taskNumber }), admitRequest({ apiKeyId: 202, accountId: 7, kind: 'teleport' }), admitRequest({ apiKeyId: 202, accountId: 7 })],
       });
       expect(refusalOf(second.items[0]).code).toBe(ErrorCode.AlreadyExists);
@@ -143,7 +145,7 @@ describe('Admit under concurrency (real PostgreSQL, gRPC loopback)', () => {
       const batches = Array.from({ length: 10 }, (_, n) => ({
         items: Array.from({ length: 100 }, (_, i) => admitRequest({ apiKeyId: 203, accountId: 7, quota: '100', rpmLimit: 100_000, concurrencyLimit: 100_000, taskNumber: taskNo(`bq${n}-${i}`) })),
       }));
-      const answers = (await Promise.all(batches.map((batch) => b!.client.admitBatch(batch)))).flatMap((a) => a.items);
+      const answers = (await Promise.all(batches.map((batch) => b!.client.admitBatch({ ...batch, settlements: [] })))).flatMap((a) => a.items);
       expect(answers.filter((a) => a.admitted)).toHaveLength(100);
       for (const refused of answers.filter((a) => !a.admitted)) expect(refusalOf(refused).details.limit).toBe('quota');
       const [usage] = await b.sql<{ reserved: string; in_flight: number }>('SELECT reserved::text, in_flight FROM key_usage WHERE api_key_id = 203');
@@ -151,10 +153,37 @@ describe('Admit under concurrency (real PostgreSQL, gRPC loopback)', () => {
       expect(usage.in_flight).toBe(100);
     });
 
+    it('applies the settlements carried by a call before its admissions: a freed concurrency slot is taken at once', async () => {
+      if (!b) return;
+      const key = { apiKeyId: 205, accountId: 7, quota: '10', rpmLimit: 100_000, concurrencyLimit: 1 };
+      const first = await b.client.admitBatch({ settlements: [], items: [admitRequest({ ...key, taskNumber: taskNo('s1') })] });
+      expect(first.items[0].admitted).toBeDefined();
+      const blocked = await b.client.admitBatch({ settlements: [], items: [admitRequest({ ...key, taskNumber: taskNo('s2') })] });
+      expect(refusalOf(blocked.items[0]).details.limit).toBe('concurrency');
+      const both = await b.client.admitBatch({
+        settlements: [{ taskNumber: first.items[0].taskNumber, outcome: 'charge' }, { taskNumber: taskNo('never-admitted'), outcome: 'refund' }],
+        items: [admitRequest({ ...key, taskNumber: taskNo('s3') })],
+      });
+      expect(both.items[0].admitted).toMatchObject({ reserved: '1' });
+      expect(both.settlements.map((r) => [r.found, r.state, r.charged])).toEqual([[true, 'charged', '1'], [false, 'refunded', '0']]);
+      const [usage] = await b.sql<{ used: string; reserved: string; in_flight: number }>('SELECT used_quota::text AS used, reserved::text, in_flight FROM key_usage WHERE api_key_id = 205');
+      expect({ used: Number(usage.used), reserved: Number(usage.reserved), inFlight: usage.in_flight }).toEqual({ used: 1, reserved: 1, inFlight: 1 });
+    });
+
+    it('refuses a call with a malformed settlement as a whole, settling and admitting none of it', async () => {
+      if (!b) return;
+      const key = { apiKeyId: 206, accountId: 7, quota: '10', rpmLimit: 100_000, concurrencyLimit: 100_000 };
+      const first = await b.client.admitBatch({ settlements: [], items: [admitRequest({ ...key, taskNumber: taskNo('m1') })] });
+      const refused = await rejection(b.client.admitBatch({ settlements: [{ taskNumber: first.items[0].taskNumber, outcome: 'maybe' }], items: [admitRequest({ ...key, taskNumber: taskNo('m2') })] }));
+      expect(refused.code).toBe(ErrorCode.InvalidArgument);
+      const [usage] = await b.sql<{ used: string; in_flight: number }>('SELECT used_quota::text AS used, in_flight FROM key_usage WHERE api_key_id = 206');
+      expect({ used: Number(usage.used), inFlight: usage.in_flight }).toEqual({ used: 0, inFlight: 1 });
+    });
+
     it('refuses a batch over its largest size as a whole, admitting none of it', async () => {
       if (!b) return;
       const items = Array.from({ length: 501 }, () => admitRequest({ apiKeyId: 204, accountId: 7 }));
-      const refused = await rejection(b.client.admitBatch({ items }));
+      const refused = await rejection(b.client.admitBatch({ settlements: [], items }));
       expect(refused.code).toBe(ErrorCode.InvalidArgument);
       expect(await b.sql('SELECT 1 FROM key_usage WHERE api_key_id = 204')).toHaveLength(0);
     });

@@ -60,6 +60,12 @@ export interface AdmitResponse {
 
 export interface AdmitBatchRequest {
   items: AdmitRequest[];
+  /**
+   * Settled first, exactly as SettleBatch settles them, before any admission of this call is
+   * decided: a caller's settlements ride along with its next admissions, and the concurrency slot
+   * an execution held is free for the admissions that follow it.
+   */
+  settlements: SettleRequest[];
 }
 
 export interface AdmitResult {
@@ -80,6 +86,8 @@ export interface AdmitResult {
 export interface AdmitBatchResponse {
   /** One per item, in the order of the request. */
   items: AdmitResult[];
+  /** One per settlement, in the order of the request. */
+  settlements: SettleResult[];
 }
 
 export interface Units {
@@ -682,13 +690,16 @@ export const AdmitResponse: MessageFns<AdmitResponse> = {
 };
 
 function createBaseAdmitBatchRequest(): AdmitBatchRequest {
-  return { items: [] };
+  return { items: [], settlements: [] };
 }
 
 export const AdmitBatchRequest: MessageFns<AdmitBatchRequest> = {
   encode(message: AdmitBatchRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.items) {
       AdmitRequest.encode(v!, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.settlements) {
+      SettleRequest.encode(v!, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -714,6 +725,14 @@ export const AdmitBatchRequest: MessageFns<AdmitBatchRequest> = {
             message.items.push(AdmitRequest.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.settlements.push(SettleRequest.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -729,6 +748,9 @@ export const AdmitBatchRequest: MessageFns<AdmitBatchRequest> = {
   fromJSON(object: any): AdmitBatchRequest {
     return {
       items: globalThis.Array.isArray(object?.items) ? object.items.map((e: any) => AdmitRequest.fromJSON(e)) : [],
+      settlements: globalThis.Array.isArray(object?.settlements)
+        ? object.settlements.map((e: any) => SettleRequest.fromJSON(e))
+        : [],
     };
   },
 
@@ -736,6 +758,9 @@ export const AdmitBatchRequest: MessageFns<AdmitBatchRequest> = {
     const obj: any = {};
     if (message.items?.length) {
       obj.items = message.items.map((e) => AdmitRequest.toJSON(e));
+    }
+    if (message.settlements?.length) {
+      obj.settlements = message.settlements.map((e) => SettleRequest.toJSON(e));
     }
     return obj;
   },
@@ -746,6 +771,7 @@ export const AdmitBatchRequest: MessageFns<AdmitBatchRequest> = {
   fromPartial(object: DeepPartial<AdmitBatchRequest>): AdmitBatchRequest {
     const message = createBaseAdmitBatchRequest();
     message.items = object.items?.map((e) => AdmitRequest.fromPartial(e)) || [];
+    message.settlements = object.settlements?.map((e) => SettleRequest.fromPartial(e)) || [];
     return message;
   },
 };
@@ -902,13 +928,16 @@ export const AdmitResult: MessageFns<AdmitResult> = {
 };
 
 function createBaseAdmitBatchResponse(): AdmitBatchResponse {
-  return { items: [] };
+  return { items: [], settlements: [] };
 }
 
 export const AdmitBatchResponse: MessageFns<AdmitBatchResponse> = {
   encode(message: AdmitBatchResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.items) {
       AdmitResult.encode(v!, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.settlements) {
+      SettleResult.encode(v!, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -934,6 +963,14 @@ export const AdmitBatchResponse: MessageFns<AdmitBatchResponse> = {
             message.items.push(AdmitResult.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.settlements.push(SettleResult.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -949,6 +986,9 @@ export const AdmitBatchResponse: MessageFns<AdmitBatchResponse> = {
   fromJSON(object: any): AdmitBatchResponse {
     return {
       items: globalThis.Array.isArray(object?.items) ? object.items.map((e: any) => AdmitResult.fromJSON(e)) : [],
+      settlements: globalThis.Array.isArray(object?.settlements)
+        ? object.settlements.map((e: any) => SettleResult.fromJSON(e))
+        : [],
     };
   },
 
@@ -956,6 +996,9 @@ export const AdmitBatchResponse: MessageFns<AdmitBatchResponse> = {
     const obj: any = {};
     if (message.items?.length) {
       obj.items = message.items.map((e) => AdmitResult.toJSON(e));
+    }
+    if (message.settlements?.length) {
+      obj.settlements = message.settlements.map((e) => SettleResult.toJSON(e));
     }
     return obj;
   },
@@ -966,6 +1009,7 @@ export const AdmitBatchResponse: MessageFns<AdmitBatchResponse> = {
   fromPartial(object: DeepPartial<AdmitBatchResponse>): AdmitBatchResponse {
     const message = createBaseAdmitBatchResponse();
     message.items = object.items?.map((e) => AdmitResult.fromPartial(e)) || [];
+    message.settlements = object.settlements?.map((e) => SettleResult.fromPartial(e)) || [];
     return message;
   },
 };
@@ -3498,7 +3542,8 @@ export const BillingService = {
   },
   /**
    * Many admissions in one call (the tasks service's coalescing admitter): each item is decided on
-   * its own, exactly as Admit would decide it, and answered in its own result.
+   * its own, exactly as Admit would decide it, and answered in its own result. Settlements the
+   * caller has pending go in the same call and are applied first.
    */
   admitBatch: {
     path: "/tollgate.billing.v1.Billing/AdmitBatch" as const,
@@ -3621,7 +3666,8 @@ export interface BillingServer extends UntypedServiceImplementation {
   admit: handleUnaryCall<AdmitRequest, AdmitResponse>;
   /**
    * Many admissions in one call (the tasks service's coalescing admitter): each item is decided on
-   * its own, exactly as Admit would decide it, and answered in its own result.
+   * its own, exactly as Admit would decide it, and answered in its own result. Settlements the
+   * caller has pending go in the same call and are applied first.
    */
   admitBatch: handleUnaryCall<AdmitBatchRequest, AdmitBatchResponse>;
   /** Charge or refund an admission and release its concurrency slot; idempotent by task number. */
@@ -3665,7 +3711,8 @@ export interface BillingClient extends Client {
   ): ClientUnaryCall;
   /**
    * Many admissions in one call (the tasks service's coalescing admitter): each item is decided on
-   * its own, exactly as Admit would decide it, and answered in its own result.
+   * its own, exactly as Admit would decide it, and answered in its own result. Settlements the
+   * caller has pending go in the same call and are applied first.
    */
   admitBatch(
     request: AdmitBatchRequest,
