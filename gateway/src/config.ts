@@ -39,6 +39,8 @@ export const gatewayConfigSchema = z.object({
   PROVIDERS: providersEnv,
   /** Passthrough: longest silence from an upstream (no response, or no next chunk) before 504, in ms. */
   PASSTHROUGH_TIMEOUT_MS: z.coerce.number().int().positive().default(600_000),
+  /** Passthrough: how long a settlement waits for the next admission to ride along with before it is sent alone, in ms (0: at once). */
+  SETTLE_LINGER_MS: z.coerce.number().int().min(0).max(1_000).default(10),
   /** How often request analytics are sent to the docs service, in ms (new requests show in analytics within this plus a query). */
   ANALYTICS_FLUSH_MS: z.coerce.number().int().min(50).max(50_000).default(5_000),
   /** Request measurements held in memory at most while they cannot be sent. */

@@ -1,4 +1,4 @@
-import type { EventBus, Logger } from '@tollgate/kit';
+import type { BillingLink, EventBus, Logger } from '@tollgate/kit';
 import type { GatewayConfig } from './config';
 import type { RouteBook } from './http/route-book';
 import type { AccountCache, KeyCache } from './auth/key-cache';
@@ -27,4 +27,6 @@ export interface GatewayDeps {
   docsRateCounter?: RateCounter;
   /** Request analytics buffer; absent = requests are not recorded (e.g. an app built without a gateway). */
   recorder?: RequestRecorder;
+  /** Admissions and settlements of provider passthrough calls, in order; made on first use when absent. */
+  billingLink?: BillingLink;
 }

@@ -86,6 +86,7 @@ export async function startGateway(config: GatewayConfig, log: Logger, shared: {
       await Promise.all(servers.map(close));
       await caches.stop();
       await recorder.stop();
+      await deps.billingLink?.flush();
       upstreams.close();
     },
   };

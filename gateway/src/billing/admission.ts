@@ -1,5 +1,5 @@
-import type { CallSettings } from '@tollgate/kit';
-import type { AdmitResponse, SettleResponse } from '@tollgate/protos/billing';
+import { BillingLink } from '@tollgate/kit';
+import type { AdmitResponse, SettleResult } from '@tollgate/protos/billing';
 import type { GatewayDeps } from '../deps';
 import type { KeyPrincipal } from '../auth/api-key';
 
@@ -12,8 +12,6 @@ export interface AdmitOptions {
   basis?: string;
   /** Reserved up front for token and duration prices (e.g. max_tokens as outputTokens). */
   estimate?: { inputTokens?: number; outputTokens?: number; seconds?: number };
-  /** The request's gRPC settings (its request id). */
-  call?: CallSettings;
 }
 
 export type SettleOutcome = 'charge' | 'refund';
@@ -26,13 +24,20 @@ export interface SettleUnits {
   seconds?: number;
 }
 
+/** This gateway's ordered link to billing, made on first use (see BillingLink). */
+export function billingLinkOf(deps: GatewayDeps): BillingLink {
+  deps.billingLink ??= new BillingLink(deps.upstreams.billing, { settleLingerMs: deps.config.SETTLE_LINGER_MS });
+  return deps.billingLink;
+}
+
 /**
  * Admits one execution for the authenticated key before it runs: reserves its price against the
  * key's quota and takes requests-per-minute and concurrency capacity, atomically in billing.
- * Throws RESOURCE_EXHAUSTED (→ 429 `{detail}` with Retry-After for rpm/concurrency) when refused.
+ * Throws RESOURCE_EXHAUSTED (→ 429 `{detail}` with Retry-After for rpm/concurrency) when refused,
+ * UNAVAILABLE (→ 503 with Retry-After) when billing is at capacity.
  */
 export function admitExecution(deps: GatewayDeps, principal: KeyPrincipal, opts: AdmitOptions): Promise<AdmitResponse> {
-  return deps.upstreams.billing.admit({
+  return billingLinkOf(deps).admit({
     apiKeyId: principal.key.id,
     accountId: principal.account.id,
     level: principal.account.level,
@@ -48,16 +53,16 @@ export function admitExecution(deps: GatewayDeps, principal: KeyPrincipal, opts:
     estimatedSeconds: Math.max(0, Math.ceil(opts.estimate?.seconds ?? 0)),
     // No lease: a provider passthrough call is settled by the gateway, or refunded after the admission TTL.
     leaseSeconds: 0,
-  }, opts.call);
+  });
 }
 
 /**
  * Settles an admitted execution once: 'charge' when it ran (tokens/seconds for variable prices),
- * 'refund' when it failed on our side or never ran. Idempotent by task number; the settlement
- * from the task's final status event and this call never add up to two.
+ * 'refund' when it failed on our side or never ran. Idempotent by task number. It rides along with
+ * this gateway's next admission (applied before it), or goes alone after SETTLE_LINGER_MS.
  */
-export function settleExecution(deps: GatewayDeps, taskNumber: string, outcome: SettleOutcome, units: SettleUnits = {}, call?: CallSettings): Promise<SettleResponse> {
-  return deps.upstreams.billing.settle({
+export function settleExecution(deps: GatewayDeps, taskNumber: string, outcome: SettleOutcome, units: SettleUnits = {}): Promise<SettleResult> {
+  return billingLinkOf(deps).settle({
     taskNumber,
     outcome,
     units: {
@@ -65,5 +70,5 @@ export function settleExecution(deps: GatewayDeps, taskNumber: string, outcome: 
       outputTokens: Math.max(0, Math.floor(units.outputTokens ?? 0)),
       seconds: units.seconds !== undefined && units.seconds > 0 ? units.seconds.toFixed(3) : '',
     },
-  }, call);
+  });
 }

@@ -1,17 +1,13 @@
 import type { ClientRequest } from 'node:http';
 import type { Response } from 'express';
-import type { CallSettings } from '@tollgate/kit';
 import type { GatewayDeps } from '../deps';
 import { settleExecution } from '../billing/admission';
-import { rpcFor } from '../http/request-id';
 import type { Provider } from './providers';
 
 /** One admitted passthrough request: which upstream, and what has happened to it so far. */
 export interface Exchange {
   provider: Provider;
   taskNumber: string;
-  /** The request's gRPC settings (its request id), for the settlement. */
-  call: CallSettings;
   /** Status of the upstream's answer, once its headers arrived. */
   upstreamStatus?: number;
   proxyReq?: ClientRequest;
@@ -26,7 +22,7 @@ export interface Exchange {
 const KEY = 'passthrough';
 
 export function startExchange(res: Response, provider: Provider, taskNumber: string): Exchange {
-  const exchange: Exchange = { provider, taskNumber, call: rpcFor(res), timedOut: false, tooLarge: false, failed: false };
+  const exchange: Exchange = { provider, taskNumber, timedOut: false, tooLarge: false, failed: false };
   res.locals[KEY] = exchange;
   return exchange;
 }
@@ -44,7 +40,7 @@ export const upstreamAnswered = (ex: Exchange): boolean => !ex.tooLarge && !ex.f
  * Billing is idempotent by task number as well; a failed call is left to its admission sweep.
  */
 export function settleExchange(deps: GatewayDeps, ex: Exchange): Promise<void> {
-  ex.settled ??= settleExecution(deps, ex.taskNumber, upstreamAnswered(ex) ? 'charge' : 'refund', {}, ex.call).then(
+  ex.settled ??= settleExecution(deps, ex.taskNumber, upstreamAnswered(ex) ? 'charge' : 'refund').then(
     () => undefined,
     (err: unknown) => deps.log.warn({ err, taskNumber: ex.taskNumber }, 'passthrough settlement failed; billing refunds it with its admission sweep'),
   );

@@ -4,7 +4,6 @@ import '../http/route-book';
 import type { GatewayDeps } from '../deps';
 import { principalOf, requireApiKey } from '../auth/api-key';
 import { admitExecution } from '../billing/admission';
-import { rpcFor } from '../http/request-id';
 import { newTaskNumber } from '../billing/task-number';
 import { checkDeclaredLength } from '../passthrough/body-limit';
 import { settleExchange, startExchange } from '../passthrough/exchange';
@@ -54,7 +53,7 @@ export function passthroughRoutes(deps: GatewayDeps): Router {
     const principal = principalOf(res);
     const provider = providerForChannel(deps.config.PROVIDERS, principal.key.channel, deps.config.PASSTHROUGH_TIMEOUT_MS);
     const taskNumber = newTaskNumber();
-    await admitExecution(deps, principal, { kind: KIND, appId: provider.name, taskNumber, call: rpcFor(res) });
+    await admitExecution(deps, principal, { kind: KIND, appId: provider.name, taskNumber });
     const exchange = startExchange(res, provider, taskNumber);
     res.once('close', () => void settleExchange(deps, exchange));
     next();

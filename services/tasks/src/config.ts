@@ -28,6 +28,8 @@ export const tasksConfigSchema = serviceConfigSchema(
     BILLING_GRPC_ADDR: z.string().min(1).default('127.0.0.1:50052'),
     /** Lease of an admission at billing; renewed at a third of it while this replica works on the execution. */
     TASKS_ADMISSION_LEASE_SECONDS: positive(60),
+    /** How long a settlement waits for an admission to ride along with before it is sent alone (0: at once). */
+    TASKS_SETTLE_LINGER_MS: z.coerce.number().int().min(0).max(1_000).default(10),
     /** How often admissions whose lease ran out are settled by their task's outcome. */
     TASKS_RECONCILE_INTERVAL_MS: positive(30_000),
     /** Executions (sync, streamed, submissions) one replica accepts at once; more get UNAVAILABLE (503, Retry-After). */
@@ -59,6 +61,7 @@ export const tasksConfigSchema = serviceConfigSchema(
     providerTimeoutMs: env.PROVIDER_TIMEOUT_MS,
     billingAddress: env.BILLING_GRPC_ADDR,
     admissionLeaseSeconds: env.TASKS_ADMISSION_LEASE_SECONDS,
+    settleLingerMs: env.TASKS_SETTLE_LINGER_MS,
     reconcileIntervalMs: env.TASKS_RECONCILE_INTERVAL_MS,
     maxInFlight: env.TASKS_MAX_IN_FLIGHT,
     maxAdmitting: env.TASKS_MAX_ADMITTING,

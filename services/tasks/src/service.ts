@@ -44,7 +44,7 @@ export const tasksService: ServiceModule<TasksConfig> = {
         const tasks = new TaskRepo(db, hot, outbox);
         const ctx: TasksContext = {
           apps: new AppCatalogue(appRepo, bus, log, config.appCacheMs),
-          admissions: new Admissions(createGrpcClient(BillingClient, config.billingAddress), { leaseSeconds: config.admissionLeaseSeconds }, log),
+          admissions: new Admissions(createGrpcClient(BillingClient, config.billingAddress), { leaseSeconds: config.admissionLeaseSeconds, settleLingerMs: config.settleLingerMs }, log),
           tasks,
           waiting: new RecentValues(() => tasks.countWaiting(), {
             maxAgeMs: WAITING_COUNT_MAX_AGE_MS,
@@ -89,7 +89,7 @@ export const tasksService: ServiceModule<TasksConfig> = {
             await ctx.apps.stop();
             await ctx.outbox.stop();
             await ctx.runTimes.stop();
-            ctx.admissions.stop();
+            await ctx.admissions.stop();
             await hot.end();
           },
         };

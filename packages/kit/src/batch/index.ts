@@ -1,1 +1,2 @@
 export * from './coalescer';
+export * from './billing-link';

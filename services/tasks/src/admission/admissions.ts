@@ -1,22 +1,18 @@
-import { AppError, Coalescer, CoalescerTimeout, fromItemError, isAppError, msUntilDeadline, type GrpcClient, type Logger } from '@tollgate/kit';
-import type { AdmitRequest, AdmitResult, BillingClient } from '@tollgate/protos/billing';
+import { BillingLink, type GrpcClient, type Logger } from '@tollgate/kit';
+import type { BillingClient } from '@tollgate/protos/billing';
 import type { Payer } from '@tollgate/protos/tasks';
 import { refundOf, settlementOf, type Settlement } from '../domain/settlement';
 import type { Actor, TaskRecord } from '../domain/types';
-import { Settler } from './settler';
 
 export interface AdmissionSettings {
   /** Lease of each admission; renewed at a third of it while this replica works on the execution. */
   leaseSeconds: number;
+  /** A settlement waits at most this long for an admission to ride along with (default 10 ms). */
+  settleLingerMs?: number;
 }
 
 const RENEW_BATCH = 1_000;
-/** An admission is one statement; billing taking longer than this (for a batch of them) is overloaded. */
-const ADMIT_DEADLINE_MS = 5_000;
-/** Admissions asked for while an AdmitBatch call is under way go out together in the next, up to this many. */
-const ADMIT_BATCH = 200;
-/** An admission gives up this long before its caller's deadline, so the caller hears 503, not a deadline. */
-const DEADLINE_MARGIN_MS = 500;
+const DEFAULT_SETTLE_LINGER_MS = 10;
 
 /** One execution to admit; `deadline`: its caller's (ms since the epoch), if it has one. */
 export interface Admittance {
@@ -28,15 +24,14 @@ export interface Admittance {
 }
 
 /**
- * This replica's side of billing: admits executions (before anything runs; the admissions asked
- * for during one AdmitBatch call go out together in the next), settles each one by its task's
- * outcome through the coalescing settler, and renews the leases of the admissions whose
- * executions it is working on, in one batched call per period.
+ * This replica's side of billing: admits executions (before anything runs) and settles each one by
+ * its task's outcome over one ordered BillingLink (a settlement rides along with the next
+ * admission, applied before it), and renews the leases of the admissions whose executions it is
+ * working on, in one batched call per period.
  */
 export class Admissions {
   private readonly held = new Set<string>();
-  private readonly settler: Settler;
-  private readonly admitter: Coalescer<AdmitRequest, AdmitResult>;
+  private readonly link: BillingLink;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -44,36 +39,16 @@ export class Admissions {
     private readonly settings: AdmissionSettings,
     private readonly log: Logger,
   ) {
-    this.settler = new Settler(billing, log);
-    this.admitter = new Coalescer(async (items) => (await billing.admitBatch({ items }, { timeoutMs: ADMIT_DEADLINE_MS })).items, ADMIT_BATCH);
+    this.link = new BillingLink(billing, { settleLingerMs: settings.settleLingerMs ?? DEFAULT_SETTLE_LINGER_MS });
   }
 
   /**
-   * Reserves quota, rate and concurrency for one execution; RESOURCE_EXHAUSTED (429) when refused.
-   * Billing not answering within ADMIT_DEADLINE_MS (or shortly before the caller's own deadline,
-   * waiting for its batch included) is back-pressure: UNAVAILABLE with Retry-After (503). Whether
-   * that admission was written is unknown; if it was, nobody renews its lease and the
-   * reconciliation refunds it (no task will ever exist for its task number).
+   * Reserves quota, rate and concurrency for one execution: 429 when refused, 503 when billing is at
+   * capacity (see BillingLink.admit). An admission whose outcome is unknown is never renewed by
+   * this replica, and the reconciliation refunds it (no task will ever exist for its task number).
    */
   async admit(actor: Actor, payer: Payer, e: Admittance): Promise<void> {
-    try {
-      await this.request(actor, payer, e);
-    } catch (err) {
-      if (
-        err instanceof CoalescerTimeout ||
-        (isAppError(err) && (err.code === 'DEADLINE_EXCEEDED' || (err.code === 'UNAVAILABLE' && err.details.retryAfterSeconds === undefined)))
-      ) {
-        throw new AppError('UNAVAILABLE', 'billing is at capacity; try again shortly', { retryAfterSeconds: 1 });
-      }
-      throw err;
-    }
-    this.held.add(e.taskNumber);
-  }
-
-  private async request(actor: Actor, payer: Payer, e: Admittance): Promise<void> {
-    const waitMs = Math.min(ADMIT_DEADLINE_MS, msUntilDeadline(e.deadline) - DEADLINE_MARGIN_MS);
-    if (waitMs <= 0) throw new CoalescerTimeout(false);
-    const result = await this.admitter.submit({
+    await this.link.admit({
       apiKeyId: actor.apiKeyId,
       accountId: actor.accountId,
       level: payer.level,
@@ -88,8 +63,8 @@ export class Admissions {
       estimatedOutputTokens: Math.max(0, Math.ceil(e.maxTokens ?? 0)),
       estimatedSeconds: 0,
       leaseSeconds: this.settings.leaseSeconds,
-    }, waitMs);
-    if (!result.admitted) throw fromItemError({ code: result.errorCode, message: result.errorMessage, details: result.errorDetails });
+    }, e.deadline);
+    this.held.add(e.taskNumber);
   }
 
   /** This replica works on the admitted execution (a worker's claim): keep its lease alive. */
@@ -106,7 +81,11 @@ export class Admissions {
     return this.held.has(taskNumber);
   }
 
-  /** Settles by the task's final state (see domain/settlement.ts). Never throws. */
+  /**
+   * Settles by the task's final state (see domain/settlement.ts); resolves once billing answered
+   * the call that carried it. Never throws: a settlement that failed is logged, its admission
+   * keeps its lease, and once that runs out the reconciler settles it by its task.
+   */
   settleTask(task: TaskRecord): Promise<void> {
     return this.settle([settlementOf(task)]);
   }
@@ -117,9 +96,12 @@ export class Admissions {
   }
 
   async settle(items: Settlement[]): Promise<void> {
-    await this.settler.settle(items);
+    const sent = await Promise.allSettled(items.map((settle) => this.link.settle(settle)));
+    const failed = sent.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) this.log.warn({ err: failed.reason, count: items.length }, 'settlement failed; the admissions are settled by their task once their lease runs out');
     for (const i of items) this.held.delete(i.taskNumber);
   }
+
 
   /** Extends the leases of `taskNumbers` (every held one when omitted). */
   async renew(taskNumbers: string[] = [...this.held]): Promise<void> {
@@ -136,8 +118,10 @@ export class Admissions {
     this.timer.unref();
   }
 
-  stop(): void {
+  /** Stops renewing, sends the settlements still waiting for a ride, and closes the link. */
+  async stop(): Promise<void> {
     clearInterval(this.timer);
+    await this.link.flush();
     this.billing.close();
   }
 }

@@ -39,8 +39,10 @@ const NO_USAGE: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 
 /**
  * Runs an execution in the caller's request: checks (nothing reserved for a 404/422), admission,
  * the run, then its task row written once in its final state with its status event (one
- * statement), and the admission settled by that outcome before the answer goes back, so the key's
- * concurrency slot is free when the response is complete.
+ * statement). The admission's settlement by that outcome is handed to the billing link before the
+ * answer goes back, without waiting for billing: every admission this replica asks for afterwards
+ * is decided after it (the key's concurrency slot is free for its next request), and a settlement
+ * lost to a crash is made by the reconciler from the task row.
  */
 export async function executeSync(ctx: TasksContext, input: ExecuteInput, options: SyncOptions): Promise<SyncAnswer> {
   const prepared = await ctx.admitting.run(async () => {
@@ -95,7 +97,7 @@ export async function executeSync(ctx: TasksContext, input: ExecuteInput, option
     const completion = toCompletion(taskNumber, startedAt, output);
     written = await ctx.tasks.create({ ...row, status: TaskStatus.Completed, result: completion, usage: output.usage }, { deadline: input.deadline });
     if (written === 'duplicate') return await replayAfterRace(ctx, input, requestHash, taskNumber);
-    await ctx.admissions.settleTask(written);
+    void ctx.admissions.settleTask(written);
     return { completion, taskNumber, replayed: false };
   } catch (err) {
     if (written !== undefined) throw err;

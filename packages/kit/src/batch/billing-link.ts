@@ -1,0 +1,90 @@
+import type { AdmitRequest, AdmitResponse, AdmitResult, BillingClient, SettleRequest, SettleResult } from '@tollgate/protos/billing';
+import { msUntilDeadline } from '../context/request-context';
+import { AppError, isAppError } from '../errors/app-error';
+import type { GrpcClient } from '../grpc/client';
+import { fromItemError } from '../grpc/status-map';
+import { Coalescer, CoalescerTimeout } from './coalescer';
+
+export interface BillingLinkOptions {
+  /** A settlement waits at most this long for an admission to ride along with (0: sent at once). */
+  settleLingerMs: number;
+}
+
+/** An admission is one statement; billing taking longer than this (for a batch of them) is overloaded. */
+const ADMIT_DEADLINE_MS = 5_000;
+/** Admissions and settlements asked for while a call is under way go out together in the next, up to this many. */
+const BILLING_BATCH = 200;
+/** An admission gives up this long before its caller's deadline, so the caller hears 503, not a deadline. */
+const DEADLINE_MARGIN_MS = 500;
+
+type Item = { admit: AdmitRequest } | { settle: SettleRequest };
+type Answer = { admitted: AdmitResult } | { settled: SettleResult };
+
+const atCapacity = () => new AppError('UNAVAILABLE', 'billing is at capacity; try again shortly', { retryAfterSeconds: 1 });
+
+/**
+ * A caller's ordered link to billing's AdmitBatch: the admissions and settlements asked for while
+ * one call is under way go out together in the next, and billing applies the settlements before
+ * deciding the admissions. A settlement does not start a call of its own: it rides along with the
+ * next admission, or goes alone after `settleLingerMs`. So an execution's settlement, handed over
+ * before its answer went back, is applied before every admission asked for after it (its key's
+ * concurrency slot is free for the next request), without the answer waiting for billing.
+ */
+export class BillingLink {
+  private readonly calls: Coalescer<Item, Answer>;
+
+  constructor(
+    billing: GrpcClient<BillingClient>,
+    private readonly options: BillingLinkOptions,
+  ) {
+    this.calls = new Coalescer(async (items) => {
+      const admissions = items.flatMap((i) => ('admit' in i ? [i.admit] : []));
+      const settlements = items.flatMap((i) => ('settle' in i ? [i.settle] : []));
+      const answer = await billing.admitBatch({ items: admissions, settlements }, { timeoutMs: ADMIT_DEADLINE_MS });
+      if (answer.items.length !== admissions.length || answer.settlements.length !== settlements.length) {
+        throw new Error(`billing answered ${answer.items.length} of ${admissions.length} admissions and ${answer.settlements.length} of ${settlements.length} settlements`);
+      }
+      let a = 0;
+      let s = 0;
+      return items.map((i) => ('admit' in i ? { admitted: answer.items[a++] } : { settled: answer.settlements[s++] }));
+    }, BILLING_BATCH);
+  }
+
+  /**
+   * Reserves quota, rate and concurrency for one execution (answers what was reserved);
+   * RESOURCE_EXHAUSTED (429) when refused.
+   * Billing not answering within ADMIT_DEADLINE_MS (or shortly before the caller's `deadline`,
+   * waiting for its batch included) is back-pressure: UNAVAILABLE with Retry-After (503). Whether
+   * that admission was written is then unknown; if it was, its lease runs out unrenewed and it is
+   * refunded (by the reconciliation, or billing's sweep for a lease of 0).
+   */
+  async admit(request: AdmitRequest, deadline?: number): Promise<AdmitResponse> {
+    const waitMs = Math.min(ADMIT_DEADLINE_MS, msUntilDeadline(deadline) - DEADLINE_MARGIN_MS);
+    if (waitMs <= 0) throw atCapacity();
+    let answer: Answer;
+    try {
+      answer = await this.calls.submit({ admit: request }, waitMs);
+    } catch (err) {
+      if (
+        err instanceof CoalescerTimeout ||
+        (isAppError(err) && (err.code === 'DEADLINE_EXCEEDED' || (err.code === 'UNAVAILABLE' && err.details.retryAfterSeconds === undefined)))
+      ) {
+        throw atCapacity();
+      }
+      throw err;
+    }
+    const result = (answer as { admitted: AdmitResult }).admitted;
+    if (!result.admitted) throw fromItemError({ code: result.errorCode, message: result.errorMessage, details: result.errorDetails });
+    return result.admitted;
+  }
+
+  /** Charges or refunds an admission (idempotent by task number); resolves once billing applied it. */
+  async settle(request: SettleRequest): Promise<SettleResult> {
+    return ((await this.calls.defer({ settle: request }, this.options.settleLingerMs)) as { settled: SettleResult }).settled;
+  }
+
+  /** Sends the settlements still waiting for a ride; resolves once billing answered. */
+  flush(): Promise<void> {
+    return this.calls.flush();
+  }
+}
