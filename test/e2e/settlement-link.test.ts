@@ -41,7 +41,7 @@ async function until<T>(probe: () => Promise<T | false>, ms = 20_000): Promise<T
 describe('settlements ride along with the next admission (embedded)', () => {
   let t: TestSystem | null;
   beforeAll(async () => {
-    t = await startTestSystem(LINGER);
+    t = await startTestSystem({ ...LINGER, TASKS_WORKERS: '1' });
   });
   afterAll(async () => {
     await t?.stop();
@@ -59,6 +59,22 @@ describe('settlements ride along with the next admission (embedded)', () => {
     }
     expect(statuses).toEqual(Array(11).fill(200));
     expect(await settledUsage(t, key.id, 11)).toEqual({ used: 11, reserved: 0, inFlight: 0 });
+  });
+
+  it("a worker does not wait for its settlements' ride: tasks that end together are settled in one call", async () => {
+    if (!t) return;
+    const { token } = await newAccount(t, 'pro');
+    const key = await newApiKey(t, token, { quota: '100', rpm_limit: '1000000', concurrency_limit: '100' });
+    const submitted = await Promise.all(Array.from({ length: 4 }, (_, i) => send(t!, 'POST', '/v1/agent/demo-agent/async', { key: key.key, body: { messages: [{ role: 'user', content: `queued ${i}` }] } })));
+    expect(submitted.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    const numbers = submitted.map((r) => r.body.task_number as string);
+    // Each settlement waits up to a second for an admission to ride along with; a worker that awaited
+    // it would settle each task in a call of its own, a second apart.
+    const settled = await until(async () => {
+      const rows = await billingSql<{ at: string }>(t!, "SELECT settled_at::text AS at FROM admissions WHERE task_number = ANY($1) AND state = 'charged'", [numbers]);
+      return rows.length === 4 ? rows : false;
+    });
+    expect(new Set(settled.map((r) => r.at)).size).toBeLessThan(4);
   });
 
   it('a replica that stops sends the settlements still waiting for a ride', async () => {

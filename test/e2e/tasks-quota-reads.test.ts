@@ -1,5 +1,6 @@
 import { startTestSystem, type TestSystem } from '../support/system';
 import { newKey, newUser, updateKey } from './keys-support';
+import { settledUsedQuota } from './passthrough-support';
 import { TASKS_TEST_ENV, hello, send, waitForStatus } from './tasks-support';
 
 // Check 6 (quota) guards calls that spend; a key whose quota is used up can still read and
@@ -76,6 +77,8 @@ describe('an exhausted key and its own tasks', () => {
     const user = await newUser(t);
     const created = await newKey(t, user.token, { quota: '5' });
     for (let i = 0; i < 2; i += 1) expect((await send(t, 'POST', '/v1/agent/demo-agent/sync', { key: created.key, body: hello() })).status).toBe(200);
+    // A sync answer does not wait for its settlement (it rides along with the next admission, or goes within TASKS_SETTLE_LINGER_MS).
+    expect(await settledUsedQuota(t, { id: created.id, token: user.token, key: created.key }, 2)).toBe(2);
 
     const tooLow = await updateKey(t, user.token, created.id, { quota: '1' });
     expect(tooLow.status).toBe(422);

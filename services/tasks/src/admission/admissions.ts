@@ -102,7 +102,6 @@ export class Admissions {
     for (const i of items) this.held.delete(i.taskNumber);
   }
 
-
   /** Extends the leases of `taskNumbers` (every held one when omitted). */
   async renew(taskNumbers: string[] = [...this.held]): Promise<void> {
     for (let i = 0; i < taskNumbers.length; i += RENEW_BATCH) {

@@ -62,7 +62,8 @@ export async function runTask(deps: RunnerDeps, task: TaskRecord, app: AppRecord
     // The write's own condition decides from here; its final-state event must not stop this run.
     run.finish();
     const done = await tasks.transition(task.taskNumber, [TaskStatus.Running], to, change, owner);
-    if (done) await admissions.settleTask(done);
+    // Handed to the billing link, not awaited: the worker's slot is free at once (see Admissions).
+    if (done) void admissions.settleTask(done);
     return done;
   };
 

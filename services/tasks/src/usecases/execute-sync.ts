@@ -111,19 +111,19 @@ export async function executeSync(ctx: TasksContext, input: ExecuteInput, option
         comments: stop.why === 'client-gone' ? 'the client closed the connection before the answer was complete' : `the run stopped: ${stop.why}`,
         usage: delivered ? NO_USAGE : null,
       }, { deadline: input.deadline });
-      if (written !== 'duplicate') await ctx.admissions.settleTask(written);
+      if (written !== 'duplicate') void ctx.admissions.settleTask(written);
       throw AppError.conflict(`task ${taskNumber} stopped: ${stop.why}`, { task_number: taskNumber });
     }
     const failure = failureOf(err, ctx.log);
     written = await ctx.tasks.create({ ...row, status: TaskStatus.Failed, comments: failure.comments }, { deadline: input.deadline });
-    if (written !== 'duplicate') await ctx.admissions.settleTask(written);
+    if (written !== 'duplicate') void ctx.admissions.settleTask(written);
     throw outcomeError(taskNumber, { kind: 'failed', task: written === 'duplicate' ? null : written, ...failure });
   } finally {
     options.signal.removeEventListener('abort', onCallerGone);
     run.finish();
     // The race's loser has no task of its own: refund. A row write that failed may still have
     // committed: its admission is left to run out its lease and be settled by what the table says.
-    if (input.payer && written === 'duplicate') await ctx.admissions.refund(taskNumber);
+    if (input.payer && written === 'duplicate') void ctx.admissions.refund(taskNumber);
     else if (written === undefined) ctx.admissions.release(taskNumber);
   }
 }

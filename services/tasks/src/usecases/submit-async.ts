@@ -40,7 +40,7 @@ async function submit(ctx: TasksContext, input: ExecuteInput): Promise<SubmitAns
     ctx.admissions.release(taskNumber);
   }
   if (created === 'duplicate') {
-    if (input.payer) await ctx.admissions.refund(taskNumber);
+    if (input.payer) void ctx.admissions.refund(taskNumber);
     const earlier = await findReplay(ctx, input.actor, input.idempotencyKey, requestHash);
     if (!earlier) throw AppError.conflict(`task number ${taskNumber} is already taken`);
     return asyncReplay(ctx, earlier);
