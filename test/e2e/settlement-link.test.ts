@@ -6,11 +6,12 @@ import { payerOf } from '../../gateway/src/routes/tasks-execute';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai';
 import { startTestSystem, type TestSystem } from '../support/system';
 import { billingSql, newAccount, newApiKey } from './billing-support';
+import { eventually } from './docs-support';
 import { chat, passthroughEnv, post } from './passthrough-support';
 import { openStream, readSse, send } from './tasks-support';
 
 // A sync execution's settlement is not awaited before the answer: it rides along with the tasks
-// replica's next admission, or goes alone after TASKS_SETTLE_LINGER_MS. A second long linger here
+// replica's next admission, or goes alone after TASKS_SETTLE_LINGER_MS. A one-second linger here
 // makes sure nothing below passes by timing: only the link's order can free the key's slot.
 const LINGER = { TASKS_SETTLE_LINGER_MS: '1000', SETTLE_LINGER_MS: '1000' };
 
@@ -21,22 +22,13 @@ async function admission(t: TestSystem, taskNumber: string): Promise<string | un
 
 /** The key's used quota, once it reached `expected`, with what it still reserves and runs. */
 async function settledUsage(t: TestSystem, keyId: number, expected: number) {
-  const usage = await until(async () => {
+  const usage = await eventually(async () => {
     const [u] = await billingSql<{ used: string; reserved: string; in_flight: number }>(t, 'SELECT used_quota::text AS used, reserved::text, in_flight FROM key_usage WHERE api_key_id = $1', [keyId]);
-    return Number(u.used) === expected ? u : false;
-  });
+    return Number(u.used) === expected ? u : undefined;
+  }, `used quota ${expected}`);
   return { used: Number(usage.used), reserved: Number(usage.reserved), inFlight: usage.in_flight };
 }
 
-async function until<T>(probe: () => Promise<T | false>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== false) return v;
-    if (Date.now() > end) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('settlements ride along with the next admission (embedded)', () => {
   let t: TestSystem | null;
@@ -70,10 +62,10 @@ describe('settlements ride along with the next admission (embedded)', () => {
     const numbers = submitted.map((r) => r.body.task_number as string);
     // Each settlement waits up to a second for an admission to ride along with; a worker that awaited
     // it would settle each task in a call of its own, a second apart.
-    const settled = await until(async () => {
+    const settled = await eventually(async () => {
       const rows = await billingSql<{ at: string }>(t!, "SELECT settled_at::text AS at FROM admissions WHERE task_number = ANY($1) AND state = 'charged'", [numbers]);
-      return rows.length === 4 ? rows : false;
-    });
+      return rows.length === 4 ? rows : undefined;
+    }, 'the four tasks charged');
     expect(new Set(settled.map((r) => r.at)).size).toBeLessThan(4);
   });
 
