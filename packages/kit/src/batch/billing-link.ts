@@ -16,6 +16,12 @@ const ADMIT_DEADLINE_MS = 5_000;
 const BILLING_BATCH = 200;
 /** An admission gives up this long before its caller's deadline, so the caller hears 503, not a deadline. */
 const DEADLINE_MARGIN_MS = 500;
+/** A settlement that found billing away is sent again after each of these waits (about 30 s in all). */
+const SETTLE_RETRY_DELAYS_MS = [250, 500, 1_000, 2_000, 4_000, 8_000, 15_000];
+
+/** Billing was not reached or did not answer in time: the same (idempotent) settlement may be sent again. */
+const billingAway = (err: unknown) => isAppError(err) && (err.code === 'UNAVAILABLE' || err.code === 'DEADLINE_EXCEEDED');
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 type Item = { admit: AdmitRequest } | { settle: SettleRequest };
 type Answer = { admitted: AdmitResult } | { settled: SettleResult };
@@ -78,9 +84,21 @@ export class BillingLink {
     return result.admitted;
   }
 
-  /** Charges or refunds an admission (idempotent by task number); resolves once billing applied it. */
+  /**
+   * Charges or refunds an admission (idempotent by task number); resolves once billing applied it.
+   * While billing is away (a restart) it is sent again, for about 30 s; then it rejects, and the
+   * admission is left to its lease (the caller's reconciliation, or billing's sweep).
+   */
   async settle(request: SettleRequest): Promise<SettleResult> {
-    return ((await this.calls.defer({ settle: request }, this.options.settleLingerMs)) as { settled: SettleResult }).settled;
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return ((await this.calls.defer({ settle: request }, this.options.settleLingerMs)) as { settled: SettleResult }).settled;
+      } catch (err) {
+        const wait = SETTLE_RETRY_DELAYS_MS[attempt];
+        if (wait === undefined || !billingAway(err)) throw err;
+        await pause(wait);
+      }
+    }
   }
 
   /** Sends the settlements still waiting for a ride; resolves once billing answered. */

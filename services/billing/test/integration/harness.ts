@@ -12,6 +12,8 @@ export interface BillingHarness {
   url: string;
   /** A direct connection to billing's database, for assertions and back-dated fixtures. */
   sql<T extends pg.QueryResultRow = Record<string, unknown>>(text: string, values?: unknown[]): Promise<T[]>;
+  /** Stops the service, waits `downMs`, and starts it again on the same address and database. */
+  restart(downMs: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -24,15 +26,23 @@ export async function startBilling(env: NodeJS.ProcessEnv = {}): Promise<Billing
   if (!url) return null;
   const bus = createMemoryBus();
   const config = loadBillingConfig({ DATABASE_URL: url, GRPC_PORT: '0', LOG_LEVEL: 'silent', ...env });
-  const handle = await billingService.start(config, { bus, log: silentLogger() });
-  const client = createGrpcClient(BillingClient, handle.address, { timeoutMs: 60_000 });
+  let handle = await billingService.start(config, { bus, log: silentLogger() });
+  const address = handle.address;
+  const client = createGrpcClient(BillingClient, address, { timeoutMs: 60_000 });
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   pool.on('error', () => undefined);
   return {
     client,
     bus,
-    handle,
+    get handle() {
+      return handle;
+    },
     url,
+    restart: async (downMs) => {
+      await handle.stop();
+      await new Promise((r) => setTimeout(r, downMs));
+      handle = await billingService.start(loadBillingConfig({ DATABASE_URL: url, GRPC_PORT: address.split(':').pop(), LOG_LEVEL: 'silent', ...env }), { bus, log: silentLogger() });
+    },
     sql: async (text, values) => (await pool.query(text, values)).rows,
     stop: async () => {
       client.close();
