@@ -83,8 +83,10 @@ export class Admissions {
 
   /**
    * Settles by the task's final state (see domain/settlement.ts); resolves once billing answered
-   * the call that carried it. Never throws: a settlement that failed is logged, its admission
-   * keeps its lease, and once that runs out the reconciler settles it by its task.
+   * the call that carried it, which may take until the next admission (or the linger), or ~30 s
+   * of retries while billing is away: callers hand it over (`void`) rather than wait. Never
+   * throws: a settlement that failed is logged, its admission keeps its lease, and once that runs
+   * out the reconciler settles it by its task.
    */
   settleTask(task: TaskRecord): Promise<void> {
     return this.settle([settlementOf(task)]);

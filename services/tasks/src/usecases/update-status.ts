@@ -56,7 +56,7 @@ export async function updateStatus(ctx: TasksContext, input: UpdateStatusInput):
   }
   if (isFinal(to)) {
     ctx.running.abort(task.taskNumber, 'cancelled');
-    await ctx.admissions.settleTask(updated);
+    void ctx.admissions.settleTask(updated);
   }
   return updated;
 }

@@ -34,8 +34,8 @@ export class Worker {
       this.wake();
       void this.deps.tasks
         .failAbandonedSync('the replica running this synchronous task stopped before it finished')
-        .then(async (failed) => {
-          for (const task of failed) await this.deps.admissions.settleTask(task);
+        .then((failed) => {
+          for (const task of failed) void this.deps.admissions.settleTask(task);
         })
         .catch((err: unknown) => this.deps.log.warn({ err }, 'sweeping abandoned sync tasks failed'));
     }, this.settings.pollMs);
@@ -94,7 +94,7 @@ export class Worker {
     const { tasks, apps, admissions, settings } = this.deps;
     const fail = async (comments: string) => {
       const failed = await tasks.transition(task.taskNumber, [TaskStatus.Running], TaskStatus.Failed, { comments }, settings.workerId);
-      if (failed) await admissions.settleTask(failed);
+      if (failed) void admissions.settleTask(failed);
     };
     if (task.attempts > this.settings.maxAttempts) {
       return fail(`given up after ${this.settings.maxAttempts} attempts: the workers running it stopped before it finished`);
