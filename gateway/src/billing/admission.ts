@@ -59,16 +59,20 @@ export function admitExecution(deps: GatewayDeps, principal: KeyPrincipal, opts:
 /**
  * Settles an admitted execution once: 'charge' when it ran (tokens/seconds for variable prices),
  * 'refund' when it failed on our side or never ran. Idempotent by task number. It rides along with
- * this gateway's next admission (applied before it), or goes alone after SETTLE_LINGER_MS.
+ * this gateway's next admission (applied before it), or goes alone after SETTLE_LINGER_MS; `now`
+ * sends it at once.
  */
-export function settleExecution(deps: GatewayDeps, taskNumber: string, outcome: SettleOutcome, units: SettleUnits = {}): Promise<SettleResult> {
-  return billingLinkOf(deps).settle({
-    taskNumber,
-    outcome,
-    units: {
-      inputTokens: Math.max(0, Math.floor(units.inputTokens ?? 0)),
-      outputTokens: Math.max(0, Math.floor(units.outputTokens ?? 0)),
-      seconds: units.seconds !== undefined && units.seconds > 0 ? units.seconds.toFixed(3) : '',
+export function settleExecution(deps: GatewayDeps, taskNumber: string, outcome: SettleOutcome, units: SettleUnits = {}, options: { now?: boolean } = {}): Promise<SettleResult> {
+  return billingLinkOf(deps).settle(
+    {
+      taskNumber,
+      outcome,
+      units: {
+        inputTokens: Math.max(0, Math.floor(units.inputTokens ?? 0)),
+        outputTokens: Math.max(0, Math.floor(units.outputTokens ?? 0)),
+        seconds: units.seconds !== undefined && units.seconds > 0 ? units.seconds.toFixed(3) : '',
+      },
     },
-  });
+    options,
+  );
 }

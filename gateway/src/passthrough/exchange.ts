@@ -34,15 +34,33 @@ export function exchangeOf(res: unknown): Exchange | undefined {
 
 export const upstreamAnswered = (ex: Exchange): boolean => !ex.tooLarge && !ex.failed && ex.upstreamStatus !== undefined && ex.upstreamStatus >= 200 && ex.upstreamStatus < 300;
 
+/** An error answer waits at most this long for its refund; the refund itself goes on being retried. */
+export const REFUND_WAIT_MS = 1_000;
+
 /**
  * Settles the request once: charged when the upstream answered 2xx, refunded otherwise (an error
  * answer, unreachable, timed out, body too large, or the client left before the answer).
  * Billing is idempotent by task number as well; a failed call is left to its admission sweep.
  */
-export function settleExchange(deps: GatewayDeps, ex: Exchange): Promise<void> {
-  ex.settled ??= settleExecution(deps, ex.taskNumber, upstreamAnswered(ex) ? 'charge' : 'refund').then(
+export function settleExchange(deps: GatewayDeps, ex: Exchange, options: { now?: boolean } = {}): Promise<void> {
+  ex.settled ??= settleExecution(deps, ex.taskNumber, upstreamAnswered(ex) ? 'charge' : 'refund', {}, options).then(
     () => undefined,
     (err: unknown) => deps.log.warn({ err, taskNumber: ex.taskNumber }, 'passthrough settlement failed; billing refunds it with its admission sweep'),
   );
   return ex.settled;
+}
+
+/**
+ * Refunds a request the gateway is about to answer with an error, sent at once, so that the
+ * client's retry finds the quota and the concurrency slot free on any replica. The answer waits
+ * for billing at most REFUND_WAIT_MS: billing gone since the admission must not hold it back.
+ */
+export async function refundBeforeAnswer(deps: GatewayDeps, ex: Exchange): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const cap = new Promise<void>((resolve) => (timer = setTimeout(resolve, REFUND_WAIT_MS)));
+  try {
+    await Promise.race([settleExchange(deps, ex, { now: true }), cap]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -5,7 +5,7 @@ import type { GatewayDeps } from '../deps';
 import { sendError } from '../http/errors';
 import { requestLog } from '../http/access-log';
 import { bodyTooLarge, countedBody } from './body-limit';
-import { exchangeOf, settleExchange, type Exchange } from './exchange';
+import { exchangeOf, refundBeforeAnswer, type Exchange } from './exchange';
 
 const isEventStream = (contentType: string | undefined) => /^text\/event-stream\b/i.test(contentType ?? '');
 
@@ -19,14 +19,14 @@ function exchangeFor(res: ServerResponse | undefined): Exchange {
 async function rejectTooLarge(deps: GatewayDeps, res: Response, ex: Exchange): Promise<void> {
   ex.tooLarge = true;
   ex.proxyReq?.destroy();
-  await settleExchange(deps, ex);
+  await refundBeforeAnswer(deps, ex);
   if (!res.headersSent) sendError(res, bodyTooLarge(deps.config.BODY_LIMIT_BYTES));
 }
 
 /** The upstream failed before answering: refund first, then 502 `{detail}` (504 when it stayed silent too long). */
 async function answerUpstreamFailure(deps: GatewayDeps, res: Response, ex: Exchange, err: Error & { code?: string }): Promise<void> {
   ex.failed = true;
-  await settleExchange(deps, ex);
+  await refundBeforeAnswer(deps, ex);
   if (res.headersSent || res.destroyed) return;
   const { name, timeoutMs } = ex.provider;
   const status = ex.timedOut ? 504 : 502;

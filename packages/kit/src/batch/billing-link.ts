@@ -88,11 +88,14 @@ export class BillingLink {
    * Charges or refunds an admission (idempotent by task number); resolves once billing applied it.
    * While billing is away (a restart) it is sent again, for about 30 s; then it rejects, and the
    * admission is left to its lease (the caller's reconciliation, or billing's sweep).
+   * `now`: sent at once instead of waiting for a ride, for a caller that answers only after it.
    */
-  async settle(request: SettleRequest): Promise<SettleResult> {
+  async settle(request: SettleRequest, options: { now?: boolean } = {}): Promise<SettleResult> {
+    const item = { settle: request };
     for (let attempt = 0; ; attempt += 1) {
       try {
-        return ((await this.calls.defer({ settle: request }, this.options.settleLingerMs)) as { settled: SettleResult }).settled;
+        const answer = options.now ? this.calls.submit(item) : this.calls.defer(item, this.options.settleLingerMs);
+        return ((await answer) as { settled: SettleResult }).settled;
       } catch (err) {
         const wait = SETTLE_RETRY_DELAYS_MS[attempt];
         if (wait === undefined || !billingAway(err)) throw err;

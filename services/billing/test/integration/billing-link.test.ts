@@ -32,4 +32,19 @@ describe('BillingLink', () => {
       client.close();
     }
   });
+
+  it('sends a settlement asked for `now` without waiting for its linger or a ride', async () => {
+    if (!b) return;
+    const client = createGrpcClient(BillingClient, b.handle.address);
+    const link = new BillingLink(client, { settleLingerMs: 600_000 });
+    try {
+      const taskNumber = taskNo('now');
+      await link.admit(admitRequest({ apiKeyId: 302, taskNumber }));
+      await expect(link.settle({ taskNumber, outcome: 'refund' }, { now: true })).resolves.toMatchObject({ found: true, state: 'refunded' });
+      const [admission] = await b.sql<{ state: string }>('SELECT state FROM admissions WHERE task_number = $1', [taskNumber]);
+      expect(admission.state).toBe('refunded');
+    } finally {
+      client.close();
+    }
+  });
 });
