@@ -51,6 +51,76 @@ const ADMIT_SQL = `
   )
   SELECT used_quota::text AS used_quota, reserved::text AS reserved FROM usage`;
 
+/**
+ * Admits a batch in one statement, for the keys whose usage row exists: the rows are locked in key
+ * order, and each key's items are taken in the batch's order while all three limits still allow
+ * the next one (the sums and counts run over the items before it), exactly as one statement per
+ * item in that order would decide them. Items after a key's first refusal, items of keys without
+ * a row and task numbers already admitted are left out, for the one-item statement to decide.
+ */
+const ADMIT_MANY_SQL = `
+  WITH input AS (
+    SELECT * FROM unnest($1::int[], $2::int[], $3::numeric[], $4::numeric[], $5::int[], $6::int[], $7::text[], $8::text[], $9::text[],
+                         $10::text[], $11::numeric[], $12::numeric[], $13::numeric[], $14::numeric[], $15::int[])
+      WITH ORDINALITY AS i(api_key_id, account_id, quota, reservation, concurrency, rpm, task_number, kind, app_id,
+                           basis, price_fixed, price_input_token, price_output_token, price_second, lease_seconds, idx)
+  ), locked AS (
+    SELECT k.api_key_id, k.used_quota, k.reserved, k.in_flight,
+           CASE WHEN k.rpm_window = date_trunc('minute', now()) THEN k.rpm_count ELSE 0 END AS rpm_now
+    FROM key_usage k WHERE k.api_key_id IN (SELECT api_key_id FROM input)
+    ORDER BY k.api_key_id FOR UPDATE
+  ), ranked AS (
+    SELECT i.*, l.used_quota, l.reserved AS key_reserved, l.in_flight, l.rpm_now,
+           sum(i.reservation) OVER w AS reserved_through, row_number() OVER w AS nth
+    FROM input i JOIN locked l USING (api_key_id)
+    WHERE NOT EXISTS (SELECT 1 FROM admissions a WHERE a.task_number = i.task_number)
+    WINDOW w AS (PARTITION BY i.api_key_id ORDER BY i.idx)
+  ), judged AS (
+    SELECT r.*,
+           (r.quota IS NULL OR (r.used_quota + r.key_reserved + r.reserved_through <= r.quota
+                                AND (r.reservation > 0 OR r.used_quota + r.key_reserved + r.reserved_through < r.quota)))
+           AND r.in_flight + r.nth <= r.concurrency
+           AND r.rpm_now + r.nth <= r.rpm AS fits
+    FROM ranked r
+  ), admitted AS (
+    SELECT j.* FROM judged j
+    WHERE NOT EXISTS (SELECT 1 FROM judged e WHERE e.api_key_id = j.api_key_id AND e.idx <= j.idx AND NOT e.fits)
+  ), per_key AS (
+    SELECT api_key_id, sum(reservation) AS reservation, count(*)::int AS n,
+           (array_agg(quota ORDER BY idx DESC))[1] AS quota, (array_agg(account_id ORDER BY idx DESC))[1] AS account_id
+    FROM admitted GROUP BY api_key_id
+  ), usage AS (
+    UPDATE key_usage k SET
+      reserved = k.reserved + p.reservation,
+      in_flight = k.in_flight + p.n,
+      rpm_count = l.rpm_now + p.n,
+      rpm_window = date_trunc('minute', now()),
+      quota = p.quota,
+      account_id = p.account_id,
+      updated_at = now()
+    FROM per_key p JOIN locked l USING (api_key_id)
+    WHERE k.api_key_id = p.api_key_id
+  ), admission AS (
+    INSERT INTO admissions (task_number, api_key_id, account_id, kind, app_id, basis, reserved,
+                            price_fixed, price_input_token, price_output_token, price_second, lease_expires_at)
+    SELECT task_number, api_key_id, account_id, kind, app_id, basis, reservation,
+           price_fixed, price_input_token, price_output_token, price_second,
+           CASE WHEN lease_seconds > 0 THEN now() + make_interval(secs => lease_seconds) END
+    FROM admitted
+  ), ledger AS (
+    INSERT INTO ledger_entries (api_key_id, account_id, kind, app_id, task_number, type, amount, basis)
+    SELECT api_key_id, account_id, kind, app_id, task_number, 'reserve', reservation, basis FROM admitted
+  )
+  SELECT idx::int AS idx, used_quota::text AS used_quota, (key_reserved + reserved_through)::text AS reserved FROM admitted`;
+
+/** A task number admitted twice (within the batch or by a concurrent call), or two statements locking keys in turn. */
+const LEAVE_TO_ONE_BY_ONE = new Set(['23505', '40P01']);
+
+export interface AdmittedUsage {
+  usedQuota: Decimal;
+  reserved: Decimal;
+}
+
 export interface UsageState {
   apiKeyId: number;
   accountId: number;
@@ -99,7 +169,7 @@ export class UsageRepo {
    * written by the same statement. The row lock makes concurrent callers queue and re-check the
    * condition against the latest committed row. Returns null when a limit refused it.
    */
-  async tryAdmit(a: AdmitInput, options: HotQueryOptions = {}): Promise<{ usedQuota: Decimal; reserved: Decimal } | null> {
+  async tryAdmit(a: AdmitInput, options: HotQueryOptions = {}): Promise<AdmittedUsage | null> {
     const { rows } = await this.hot.query<{ used_quota: string; reserved: string }>(ADMIT_SQL, [
       a.apiKeyId,
       a.accountId,
@@ -119,6 +189,44 @@ export class UsageRepo {
     ], options);
     if (rows.length === 0) return null;
     return { usedQuota: new Decimal(rows[0].used_quota), reserved: new Decimal(rows[0].reserved) };
+  }
+
+  /**
+   * ADMIT_MANY_SQL: the key's usage after each admitted item (by position in `batch`); undefined
+   * for the items it left to `tryAdmit`, every one of them when the statement had to be dropped.
+   */
+  async tryAdmitMany(batch: AdmitInput[], options: HotQueryOptions = {}): Promise<Array<AdmittedUsage | undefined>> {
+    const column = <T>(f: (a: AdmitInput) => T) => batch.map(f);
+    let rows: Array<{ idx: number; used_quota: string; reserved: string }>;
+    try {
+      ({ rows } = await this.hot.query<{ idx: number; used_quota: string; reserved: string }>(
+        ADMIT_MANY_SQL,
+        [
+          column((a) => a.apiKeyId),
+          column((a) => a.accountId),
+          column((a) => a.quota),
+          column((a) => a.reservation.toFixed()),
+          column((a) => a.concurrency),
+          column((a) => a.rpm),
+          column((a) => a.taskNumber),
+          column((a) => a.kind),
+          column((a) => a.appId),
+          column((a) => a.prices.basis),
+          column((a) => a.prices.fixed.toFixed()),
+          column((a) => a.prices.inputToken.toFixed()),
+          column((a) => a.prices.outputToken.toFixed()),
+          column((a) => a.prices.second.toFixed()),
+          column((a) => a.leaseSeconds),
+        ],
+        options,
+      ));
+    } catch (err) {
+      if (LEAVE_TO_ONE_BY_ONE.has((err as { code?: string }).code ?? '')) return batch.map(() => undefined);
+      throw err;
+    }
+    const out: Array<AdmittedUsage | undefined> = batch.map(() => undefined);
+    for (const r of rows) out[r.idx - 1] = { usedQuota: new Decimal(r.used_quota), reserved: new Decimal(r.reserved) };
+    return out;
   }
 
   /** Creates the key's usage row if missing; idempotent. */

@@ -5,7 +5,7 @@ import { Decimal, isDecimalText, moneyText } from '../domain/money';
 import { BASES, PRICED_KINDS, reservationFor, snapshotOf, type Estimate } from '../domain/prices';
 import { isUniqueViolation, limitErrors } from '../errors';
 import type { PriceCache } from '../repo/price-cache';
-import type { UsageRepo, UsageState } from '../repo/usage-repo';
+import type { AdmitInput, AdmittedUsage, UsageRepo, UsageState } from '../repo/usage-repo';
 
 export interface AdmitCommand {
   apiKeyId: number;
@@ -63,13 +63,15 @@ function refusal(state: UsageState, quota: Decimal | null, reservation: Decimal,
   return undefined;
 }
 
-/**
- * Admits one execution: reserves its price against the key's quota and takes rpm and concurrency
- * capacity, atomically, in one statement (prices from the in-memory cache). Only a refusal reads
- * the key's row again, to name the limit. `options.deadline`: the caller's, so a saturated pool
- * refuses in time (UNAVAILABLE) instead of outliving the call.
- */
-export async function admit(deps: AdmitDeps, c: AdmitCommand, options: HotQueryOptions = {}): Promise<Admitted> {
+/** An admission checked and priced, ready for its statement. */
+interface Prepared {
+  command: AdmitCommand;
+  input: AdmitInput;
+  quota: Decimal | null;
+  limits: { rpm: number; concurrency: number };
+}
+
+async function prepare(deps: AdmitDeps, c: AdmitCommand): Promise<Prepared> {
   validate(c);
   const rows = (await deps.prices.forKind(c.kind)).filter((p) => c.basis === '' || p.basis === c.basis);
   if (rows.length === 0) throw new AppError(ErrorCode.FailedPrecondition, `no price is set for ${c.kind}${c.basis ? ` by ${c.basis}` : ''}`);
@@ -77,24 +79,40 @@ export async function admit(deps: AdmitDeps, c: AdmitCommand, options: HotQueryO
   const reservation = reservationFor(prices, c.estimate);
   const quota = c.quota === '' ? null : new Decimal(c.quota);
   const limits = effectiveLimits(deps.limits, c.level, c);
+  return { command: c, quota, limits, input: { ...c, quota: quota ? quota.toFixed() : null, reservation, prices, ...limits, leaseSeconds: c.leaseSeconds ?? 0 } };
+}
 
+function admittedAs(p: Prepared, usage: AdmittedUsage): Admitted {
+  const remaining = p.quota ? moneyText(p.quota.minus(usage.usedQuota).minus(usage.reserved)) : '';
+  return { reserved: moneyText(p.input.reservation), remaining, basis: p.input.prices.basis };
+}
+
+/** One statement for one admission; only a refusal reads the key's row again, to name the limit. */
+async function admitOne(deps: AdmitDeps, p: Prepared, options: HotQueryOptions): Promise<Admitted> {
+  const c = p.command;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     let admitted;
     try {
-      admitted = await deps.usage.tryAdmit({ ...c, quota: quota ? quota.toFixed() : null, reservation, prices, ...limits, leaseSeconds: c.leaseSeconds ?? 0 }, options);
+      admitted = await deps.usage.tryAdmit(p.input, options);
     } catch (err) {
       if (isUniqueViolation(err)) throw new AppError(ErrorCode.AlreadyExists, `task ${c.taskNumber} was already admitted`);
       throw err;
     }
-    if (admitted) {
-      const remaining = quota ? moneyText(quota.minus(admitted.usedQuota).minus(admitted.reserved)) : '';
-      return { reserved: moneyText(reservation), remaining, basis: prices.basis };
-    }
+    if (admitted) return admittedAs(p, admitted);
     const state = (await deps.usage.find(c.apiKeyId)) ?? { apiKeyId: c.apiKeyId, accountId: c.accountId, usedQuota: new Decimal(0), reserved: new Decimal(0), inFlight: 0, rpmCount: 0, minuteEndsAt: 0 };
-    const refused = refusal(state, quota, reservation, limits);
+    const refused = refusal(state, p.quota, p.input.reservation, p.limits);
     if (refused) throw refused;
   }
   throw new AppError(ErrorCode.Unavailable, 'admission kept racing with other executions of this key; try again');
+}
+
+/**
+ * Admits one execution: reserves its price against the key's quota and takes rpm and concurrency
+ * capacity, atomically, in one statement (prices from the in-memory cache). `options.deadline`:
+ * the caller's, so a saturated pool refuses in time (UNAVAILABLE) instead of outliving the call.
+ */
+export async function admit(deps: AdmitDeps, c: AdmitCommand, options: HotQueryOptions = {}): Promise<Admitted> {
+  return admitOne(deps, await prepare(deps, c), options);
 }
 
 /** Most admissions one AdmitBatch call may carry. */
@@ -103,17 +121,30 @@ export const MAX_ADMIT_BATCH = 500;
 export type AdmitOutcome = { taskNumber: string; admitted: Admitted } | { taskNumber: string; refused: unknown };
 
 /**
- * Admits many executions, each decided on its own exactly as `admit` decides one (its own
- * statement; items of one key queue on that key's row as separate calls would).
+ * Admits many executions, decided in the batch's order as one admission after another would be:
+ * one statement for every item of a key that has been admitted before (UsageRepo.tryAdmitMany);
+ * a key's first admission, the items after a key's first refusal and repeated task numbers each
+ * get the one-item statement, which names the refusing limit.
  */
 export async function admitBatch(deps: AdmitDeps, commands: AdmitCommand[], options: HotQueryOptions = {}): Promise<AdmitOutcome[]> {
   if (commands.length > MAX_ADMIT_BATCH) throw AppError.field(['items'], `at most ${MAX_ADMIT_BATCH} admissions per call`, 'size');
+  const prepared = await Promise.all(commands.map((c) => prepare(deps, c).then((p) => ({ p }), (refused: unknown) => ({ refused }))));
+  const ready = prepared.flatMap((x) => ('p' in x ? [x.p] : []));
+  let together: Array<AdmittedUsage | undefined> = [];
+  let failed: { err: unknown } | undefined;
+  if (ready.length > 1) together = await deps.usage.tryAdmitMany(ready.map((p) => p.input), options).catch((err: unknown) => ((failed = { err }), []));
+  const decided = new Map(ready.flatMap((p, i) => (together[i] ? [[p, together[i]] as const] : [])));
   return Promise.all(
-    commands.map((c) =>
-      admit(deps, c, options).then(
-        (admitted) => ({ taskNumber: c.taskNumber, admitted }),
-        (refused: unknown) => ({ taskNumber: c.taskNumber, refused }),
-      ),
-    ),
+    prepared.map(async (x, i): Promise<AdmitOutcome> => {
+      const taskNumber = commands[i].taskNumber;
+      if (!('p' in x)) return { taskNumber, refused: x.refused };
+      if (failed) return { taskNumber, refused: failed.err };
+      const usage = decided.get(x.p);
+      if (usage) return { taskNumber, admitted: admittedAs(x.p, usage) };
+      return admitOne(deps, x.p, options).then(
+        (admitted) => ({ taskNumber, admitted }),
+        (refused: unknown) => ({ taskNumber, refused }),
+      );
+    }),
   );
 }

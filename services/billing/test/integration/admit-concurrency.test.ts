@@ -153,6 +153,85 @@ describe('Admit under concurrency (real PostgreSQL, gRPC loopback)', () => {
       expect(usage.in_flight).toBe(100);
     });
 
+    it("decides a batch of known keys in one statement, each item as if admitted one after another", async () => {
+      if (!b) return;
+      const quota = { apiKeyId: 207, accountId: 7, quota: '5', rpmLimit: 100_000, concurrencyLimit: 100_000 };
+      const slots = { apiKeyId: 208, accountId: 7, quota: '', rpmLimit: 100_000, concurrencyLimit: 2 };
+      const rpm = { apiKeyId: 209, accountId: 7, quota: '', rpmLimit: 3, concurrencyLimit: 100_000 };
+      // Each key's usage row exists once it was admitted before.
+      for (const key of [quota, slots, rpm]) expect((await b.client.admitBatch({ settlements: [], items: [admitRequest({ ...key, taskNumber: taskNo('first') })] })).items[0].admitted).toBeDefined();
+      const items = [
+        ...Array.from({ length: 6 }, (_, i) => admitRequest({ ...quota, taskNumber: taskNo(`q${i}`) })),
+        ...Array.from({ length: 3 }, (_, i) => admitRequest({ ...slots, taskNumber: taskNo(`c${i}`) })),
+        ...Array.from({ length: 4 }, (_, i) => admitRequest({ ...rpm, taskNumber: taskNo(`r${i}`) })),
+      ];
+      const { items: answers } = await b.client.admitBatch({ settlements: [], items });
+      expect(answers.map((a) => a.taskNumber)).toEqual(items.map((i) => i.taskNumber));
+      const outcome = (a: AdmitResult) => (a.admitted ? `remaining ${a.admitted.remaining}` : refusalOf(a).details.limit);
+      expect(answers.map(outcome)).toEqual([
+        'remaining 3', 'remaining 2', 'remaining 1', 'remaining 0', 'quota', 'quota',
+        'remaining ', 'concurrency', 'concurrency',
+        'remaining ', 'remaining ', 'rpm', 'rpm',
+      ]);
+      const admitted = answers.filter((a) => a.admitted).map((a) => a.taskNumber);
+      const rows = await b.sql<{ at: string; ledger: number }>(
+        "SELECT admitted_at::text AS at, (SELECT count(*)::int FROM ledger_entries l WHERE l.task_number = a.task_number AND l.type = 'reserve') AS ledger FROM admissions a WHERE task_number = ANY($1)",
+        [items.map((i) => i.taskNumber)],
+      );
+      expect(rows).toHaveLength(admitted.length);
+      expect(rows.every((r) => r.ledger === 1)).toBe(true);
+      // One statement, one transaction: every admission of the batch carries the same start time.
+      expect(new Set(rows.map((r) => r.at)).size).toBe(1);
+      const usage = await b.sql<{ id: number; reserved: string; in_flight: number; rpm_count: number }>(
+        'SELECT api_key_id AS id, reserved::text, in_flight, rpm_count FROM key_usage WHERE api_key_id = ANY($1) ORDER BY api_key_id',
+        [[207, 208, 209]],
+      );
+      expect(usage.map((u) => [u.id, Number(u.reserved), u.in_flight, u.rpm_count])).toEqual([
+        [207, 5, 5, 5],
+        [208, 2, 2, 2],
+        [209, 3, 3, 3],
+      ]);
+    });
+
+    it('admits exactly each quota when concurrent batches carry several keys in different orders, settlements alongside', async () => {
+      if (!b) return;
+      const keys = [211, 212, 213, 214];
+      const item = (apiKeyId: number, label: string) => admitRequest({ apiKeyId, accountId: 7, quota: '30', rpmLimit: 100_000, concurrencyLimit: 100_000, taskNumber: taskNo(label) });
+      for (const k of keys) await b.client.admitBatch({ settlements: [], items: [item(k, 'first')] });
+      const batches = Array.from({ length: 8 }, (_, n) => Array.from({ length: 40 }, (_, i) => item(keys[(i * (n % 2 ? 1 : 3) + n) % 4], `m${n}-${i}`)));
+      const answers = (await Promise.all(batches.map((items) => b!.client.admitBatch({ settlements: [], items })))).flatMap((a) => a.items);
+      for (const refused of answers.filter((a) => !a.admitted)) expect(refusalOf(refused).details.limit).toBe('quota');
+      const reservedOf = async () =>
+        (await b!.sql<{ reserved: string }>('SELECT reserved::text FROM key_usage WHERE api_key_id = ANY($1) ORDER BY api_key_id', [keys])).map((u) => Number(u.reserved));
+      expect(await reservedOf()).toEqual([30, 30, 30, 30]);
+      const refunded = answers.filter((a) => a.admitted).slice(0, 20);
+      await Promise.all([
+        b.client.admitBatch({ settlements: refunded.map((a) => ({ taskNumber: a.taskNumber, outcome: 'refund' })), items: keys.map((k) => item(k, 'after')) }),
+        b.client.admitBatch({ settlements: [], items: [...keys].reverse().map((k) => item(k, 'race')) }),
+      ]);
+      // Every key's reservation is still the sum of its open admissions, and within its quota.
+      const open = await b.sql<{ reserved: string }>(
+        "SELECT COALESCE(sum(a.reserved), 0)::text AS reserved FROM unnest($1::int[]) AS k(id) LEFT JOIN admissions a ON a.api_key_id = k.id AND a.state = 'open' GROUP BY k.id ORDER BY k.id",
+        [keys],
+      );
+      const reserved = await reservedOf();
+      expect(reserved).toEqual(open.map((o) => Number(o.reserved)));
+      for (const r of reserved) expect(r).toBeLessThanOrEqual(30);
+      expect(reserved.reduce((sum, r) => sum + r, 0)).toBeGreaterThan(120 - 20);
+    });
+
+    it('answers a task number repeated within one batch once as admitted and once as already admitted', async () => {
+      if (!b) return;
+      const key = { apiKeyId: 210, accountId: 7, quota: '10', rpmLimit: 100_000, concurrencyLimit: 100_000 };
+      await b.client.admitBatch({ settlements: [], items: [admitRequest({ ...key, taskNumber: taskNo('first') })] });
+      const twice = taskNo('twice');
+      const { items } = await b.client.admitBatch({ settlements: [], items: [admitRequest({ ...key, taskNumber: twice }), admitRequest({ ...key, taskNumber: twice }), admitRequest({ ...key, taskNumber: taskNo('other') })] });
+      expect(items.filter((i) => i.admitted)).toHaveLength(2);
+      expect(items.filter((i) => !i.admitted).map((i) => refusalOf(i).code)).toEqual([ErrorCode.AlreadyExists]);
+      const [usage] = await b.sql<{ reserved: string; in_flight: number }>('SELECT reserved::text, in_flight FROM key_usage WHERE api_key_id = 210');
+      expect({ reserved: Number(usage.reserved), inFlight: usage.in_flight }).toEqual({ reserved: 3, inFlight: 3 });
+    });
+
     it('applies the settlements carried by a call before its admissions: a freed concurrency slot is taken at once', async () => {
       if (!b) return;
       const key = { apiKeyId: 205, accountId: 7, quota: '10', rpmLimit: 100_000, concurrencyLimit: 1 };
