@@ -75,6 +75,18 @@ describe('Coalescer waits', () => {
     await s.releaseNext();
     expect(s.calls).toEqual([[1], [3], [4]]);
   });
+
+  it('with whileQueued, bounds only the wait to be sent: a sent item waits for its answer', async () => {
+    const s = gatedSender();
+    const c = new Coalescer(s.send, 100);
+    const first = c.submit(1, 20, { whileQueued: true });
+    const queued = c.submit(2, 20, { whileQueued: true });
+    await expect(queued).rejects.toMatchObject({ name: 'CoalescerTimeout', sent: false });
+    await new Promise((r) => setTimeout(r, 40)); // past the sent item's wait
+    await s.releaseNext();
+    expect(await first).toBe(10);
+    expect(s.calls).toEqual([[1]]);
+  });
 });
 
 describe('Coalescer deferred items', () => {

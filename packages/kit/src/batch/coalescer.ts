@@ -35,11 +35,13 @@ export class Coalescer<I, R> {
     private readonly maxBatch: number,
   ) {}
 
-  submit(item: I, waitMs?: number): Promise<R> {
+  /** `whileQueued`: `waitMs` only bounds the wait to be sent; once sent, the item waits for its answer. */
+  submit(item: I, waitMs?: number, { whileQueued = false } = {}): Promise<R> {
     const result = new Promise<R>((resolve, reject) => {
       const entry: Entry<I, R> = { item, settled: false, sent: false, resolve, reject };
       if (waitMs !== undefined) {
         entry.timer = setTimeout(() => {
+          if (entry.sent && whileQueued) return;
           const queued = entry.sent ? -1 : this.queue.indexOf(entry);
           if (queued >= 0) this.queue.splice(queued, 1);
           settle(entry, () => reject(new CoalescerTimeout(entry.sent)));

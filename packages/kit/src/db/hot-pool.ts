@@ -69,7 +69,7 @@ export class HotPool {
 
   private async run<R extends pg.QueryResultRow>(statement: pg.QueryConfig, deadline: number | undefined): Promise<pg.QueryResult<R>> {
     if (this.pool.waitingCount >= this.options.maxWaiting) throw busy();
-    const waitBudget = msUntilDeadline(deadline) - DEADLINE_MARGIN_MS;
+    const waitBudget = statementWaitMs(deadline);
     if (waitBudget <= 0) throw busy();
     if (this.hasFreeConnection() || waitBudget >= this.acquireTimeoutMs) return this.poolQuery<R>(statement);
     const client = await this.acquireWithin(waitBudget);
@@ -150,6 +150,11 @@ function prepared(text: string, values: unknown[] | undefined, afresh = false): 
   return { text, values, name };
 }
 
-const busy = () => new AppError('UNAVAILABLE', 'the service is at capacity; try again shortly', { retryAfterSeconds: 1 });
+/** UNAVAILABLE with Retry-After: the service could not take one more statement in time. */
+export const serviceAtCapacity = () => new AppError('UNAVAILABLE', 'the service is at capacity; try again shortly', { retryAfterSeconds: 1 });
+const busy = serviceAtCapacity;
+
+/** How long a statement for a caller with `deadline` may wait to be sent (≤ 0: refuse it now). */
+export const statementWaitMs = (deadline: number | undefined) => msUntilDeadline(deadline) - DEADLINE_MARGIN_MS;
 
 const isAcquireTimeout = (err: unknown) => err instanceof Error && /timeout exceeded when trying to connect/i.test(err.message);

@@ -3,7 +3,7 @@ export { readMigrations, checksumOf, type MigrationFile } from './migration-file
 export { ensureDatabase, dropDatabase, withDatabase } from './ensure-database';
 export { startEmbeddedPostgres, type EmbeddedPostgres, type EmbeddedPostgresOptions } from './embedded-postgres';
 export { pgAdapter } from './prisma-adapter';
-export { HotPool, type HotPoolOptions, type HotQueryable, type HotQueryOptions } from './hot-pool';
+export { HotPool, serviceAtCapacity, statementWaitMs, type HotPoolOptions, type HotQueryable, type HotQueryOptions } from './hot-pool';
 export { openSchemaEngine, type SchemaEngineSession } from './schema-engine';
 export { acquireDevPostgres, type DevPostgres } from './dev-postgres';
 export type { DbLogger } from './logger';

@@ -5,6 +5,7 @@ import type { ExecutionMode, TaskRecord, TaskRequest, Usage } from '../domain/ty
 import type { HotQueryable, HotQueryOptions } from '@tollgate/kit';
 import { toTask, toTaskFromSql } from './mappers';
 import type { Outbox } from './outbox';
+import { TaskInserts } from './task-inserts';
 import { Prisma, type TasksDb } from './prisma-types';
 import { TASK_COLUMNS, eventPayloadOf, type EventColumns, type TaskSqlRow } from './task-sql';
 
@@ -65,21 +66,6 @@ type Row = TaskSqlRow & EventColumns;
 
 const COUNT_WAITING_SQL = `SELECT count(*)::int AS n FROM (SELECT 1 FROM tasks WHERE mode = 'async' AND status = $1 LIMIT $2) w`;
 
-const CREATE_SQL = `
-  WITH t AS (
-    INSERT INTO tasks (task_number, app_id, kind, account_id, api_key_id, status, mode, request, result, comments, usage,
-                       idempotency_key, request_hash, attempts, created_at, updated_at, started_at, finished_at, progress)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10, $11::jsonb, $12, $13, $14,
-            $15::timestamp, $15::timestamp, $16::timestamp, $17::timestamp, $20::jsonb)
-    ON CONFLICT DO NOTHING
-    RETURNING task_number
-  ), e AS (
-    INSERT INTO task_events (task_number, subject, payload)
-    SELECT task_number, $18, $19::jsonb FROM t
-    RETURNING id
-  )
-  SELECT id::text AS event_id FROM e`;
-
 const TRANSITION_SQL = `
   WITH t AS (
     UPDATE tasks SET
@@ -136,6 +122,7 @@ export const CLAIM_SQL = `
  */
 export class TaskRepo {
   private readonly estimates: ListEstimates<TaskFilter>;
+  private readonly inserts: TaskInserts;
 
   constructor(
     private readonly db: TasksDb,
@@ -144,12 +131,14 @@ export class TaskRepo {
     estimates: ListEstimateOptions = {},
   ) {
     this.estimates = new ListEstimates((filter) => this.estimateMatching(filter), estimates);
+    this.inserts = new TaskInserts(hot);
   }
 
   /**
    * Inserts the task in its state (a sync run's final state, an async submission's 等待中) and its
-   * event, in one statement; 'duplicate' when its Idempotency-Key (or number) is taken.
-   * `options.deadline`: the caller's, so a saturated pool refuses in time (UNAVAILABLE).
+   * event, in one statement with the others written at that moment (TaskInserts); 'duplicate'
+   * when its Idempotency-Key (or number) is taken. `options.deadline`: the caller's, so a
+   * saturated service refuses in time (UNAVAILABLE).
    */
   async create(t: NewTask, options: HotQueryOptions = {}): Promise<TaskRecord | 'duplicate'> {
     const now = new Date();
@@ -176,30 +165,9 @@ export class TaskRepo {
       finishedAt: isFinal(t.status ?? TaskStatus.Waiting) ? now : null,
     };
     const event = statusEvent(task);
-    const { rows } = await this.hot.query<{ event_id: string }>(CREATE_SQL, [
-      task.taskNumber,
-      task.appId,
-      task.kind,
-      task.accountId,
-      task.apiKeyId,
-      task.status,
-      task.mode,
-      jsonText(task.request),
-      task.result === null ? null : jsonText(task.result),
-      task.comments,
-      task.usage === null ? null : jsonText(task.usage),
-      task.idempotencyKey,
-      task.requestHash,
-      task.attempts,
-      ts(task.createdAt),
-      task.startedAt && ts(task.startedAt),
-      task.finishedAt && ts(task.finishedAt),
-      event.subject,
-      JSON.stringify(event.payload),
-      task.progress === null ? null : jsonText(task.progress),
-    ], options);
-    if (rows.length === 0) return 'duplicate';
-    await this.outbox.committed(rows[0].event_id, event.subject, event.payload);
+    const eventId = await this.inserts.insert({ task, event }, options);
+    if (eventId === null) return 'duplicate';
+    await this.outbox.committed(eventId, event.subject, event.payload);
     return task;
   }
 

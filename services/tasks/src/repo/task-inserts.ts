@@ -1,0 +1,133 @@
+import { Coalescer, CoalescerTimeout, serviceAtCapacity, statementWaitMs, type HotQueryable, type HotQueryOptions } from '@tollgate/kit';
+import type { TaskRecord } from '../domain/types';
+
+/** A new task row and its status event, as one insert writes them. */
+export interface TaskInsert {
+  task: TaskRecord;
+  event: { subject: string; payload: object };
+}
+
+/** Tasks written by one statement, at most. */
+const INSERT_BATCH = 100;
+const DEADLOCK = '40P01';
+
+const ts = (d: Date | null) => d && d.toISOString();
+const jsonText = (v: unknown) => JSON.stringify(v === undefined ? null : v);
+
+const CREATE_SQL = `
+  WITH t AS (
+    INSERT INTO tasks (task_number, app_id, kind, account_id, api_key_id, status, mode, request, result, comments, usage,
+                       idempotency_key, request_hash, attempts, created_at, updated_at, started_at, finished_at, progress)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10, $11::jsonb, $12, $13, $14,
+            $15::timestamp, $15::timestamp, $16::timestamp, $17::timestamp, $20::jsonb)
+    ON CONFLICT DO NOTHING
+    RETURNING task_number
+  ), e AS (
+    INSERT INTO task_events (task_number, subject, payload)
+    SELECT task_number, $18, $19::jsonb FROM t
+    RETURNING id
+  )
+  SELECT id::text AS event_id FROM e`;
+
+/**
+ * The same for many tasks, in the given order: a task whose number or idempotency key an existing
+ * row or an earlier task of the statement took is left out (a duplicate), as CREATE_SQL leaves it.
+ */
+const CREATE_MANY_SQL = `
+  WITH input AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],
+                         $11::text[], $12::text[], $13::text[], $14::int[], $15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $20::text[])
+      WITH ORDINALITY AS i(task_number, app_id, kind, account_id, api_key_id, status, mode, request, result, comments,
+                           usage, idempotency_key, request_hash, attempts, created_at, started_at, finished_at, subject, payload, progress, idx)
+  ), t AS (
+    INSERT INTO tasks (task_number, app_id, kind, account_id, api_key_id, status, mode, request, result, comments, usage,
+                       idempotency_key, request_hash, attempts, created_at, updated_at, started_at, finished_at, progress)
+    SELECT task_number, app_id, kind, account_id, api_key_id, status, mode, request::jsonb, result::jsonb, comments, usage::jsonb,
+           idempotency_key, request_hash, attempts, created_at::timestamp, created_at::timestamp, started_at::timestamp, finished_at::timestamp, progress::jsonb
+    FROM input ORDER BY idx
+    ON CONFLICT DO NOTHING
+    RETURNING task_number
+  ), e AS (
+    INSERT INTO task_events (task_number, subject, payload)
+    SELECT i.task_number, i.subject, i.payload::jsonb FROM input i JOIN t USING (task_number) ORDER BY i.idx
+    RETURNING id, task_number
+  )
+  SELECT id::text AS event_id, task_number FROM e`;
+
+function columnsOf({ task, event }: TaskInsert): unknown[] {
+  return [
+    task.taskNumber,
+    task.appId,
+    task.kind,
+    task.accountId,
+    task.apiKeyId,
+    task.status,
+    task.mode,
+    jsonText(task.request),
+    task.result === null ? null : jsonText(task.result),
+    task.comments,
+    task.usage === null ? null : jsonText(task.usage),
+    task.idempotencyKey,
+    task.requestHash,
+    task.attempts,
+    ts(task.createdAt),
+    ts(task.startedAt),
+    ts(task.finishedAt),
+    event.subject,
+    JSON.stringify(event.payload),
+    task.progress === null ? null : jsonText(task.progress),
+  ];
+}
+
+/**
+ * Inserts task rows with their events. The inserts asked for while one statement is under way go
+ * out together in the next (one commit for the sync results and async submissions of that
+ * moment); each caller hears about its own task. An insert still queued when its caller's
+ * deadline is near is dropped unwritten and refused with UNAVAILABLE; one already sent is waited
+ * for (its outcome is not known before its statement ends).
+ */
+export class TaskInserts {
+  private readonly batches: Coalescer<TaskInsert, string | null>;
+
+  constructor(private readonly hot: HotQueryable) {
+    this.batches = new Coalescer((items) => this.write(items), INSERT_BATCH);
+  }
+
+  /** The id of the task's event, or null when the task number or idempotency key was taken. */
+  async insert(item: TaskInsert, options: HotQueryOptions = {}): Promise<string | null> {
+    const waitMs = options.deadline === undefined ? undefined : statementWaitMs(options.deadline);
+    if (waitMs !== undefined && waitMs <= 0) throw serviceAtCapacity();
+    try {
+      return await this.batches.submit(item, waitMs, { whileQueued: true });
+    } catch (err) {
+      if (err instanceof CoalescerTimeout) throw serviceAtCapacity();
+      throw err;
+    }
+  }
+
+  private async write(items: TaskInsert[]): Promise<Array<string | null>> {
+    if (items.length > 1) {
+      try {
+        return await this.writeMany(items);
+      } catch (err) {
+        // Two statements took the same idempotency keys in turn: one was rolled back whole.
+        if ((err as { code?: string }).code !== DEADLOCK) throw err;
+      }
+    }
+    const ids: Array<string | null> = [];
+    for (const item of items) ids.push((await this.hot.query<{ event_id: string }>(CREATE_SQL, columnsOf(item))).rows[0]?.event_id ?? null);
+    return ids;
+  }
+
+  private async writeMany(items: TaskInsert[]): Promise<Array<string | null>> {
+    const rows = items.map(columnsOf);
+    const columns = rows[0].map((_, c) => rows.map((r) => r[c]));
+    const { rows: events } = await this.hot.query<{ event_id: string; task_number: string }>(CREATE_MANY_SQL, columns);
+    const byTask = new Map(events.map((e) => [e.task_number, e.event_id]));
+    return items.map((i) => {
+      const id = byTask.get(i.task.taskNumber) ?? null;
+      byTask.delete(i.task.taskNumber);
+      return id;
+    });
+  }
+}
