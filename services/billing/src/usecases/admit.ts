@@ -130,15 +130,14 @@ export async function admitBatch(deps: AdmitDeps, commands: AdmitCommand[], opti
   if (commands.length > MAX_ADMIT_BATCH) throw AppError.field(['items'], `at most ${MAX_ADMIT_BATCH} admissions per call`, 'size');
   const prepared = await Promise.all(commands.map((c) => prepare(deps, c).then((p) => ({ p }), (refused: unknown) => ({ refused }))));
   const ready = prepared.flatMap((x) => ('p' in x ? [x.p] : []));
-  let together: Array<AdmittedUsage | undefined> = [];
-  let failed: { err: unknown } | undefined;
-  if (ready.length > 1) together = await deps.usage.tryAdmitMany(ready.map((p) => p.input), options).catch((err: unknown) => ((failed = { err }), []));
-  const decided = new Map(ready.flatMap((p, i) => (together[i] ? [[p, together[i]] as const] : [])));
+  const together: { usage: Array<AdmittedUsage | undefined> } | { failed: unknown } =
+    ready.length > 1 ? await deps.usage.tryAdmitMany(ready.map((p) => p.input), options).then((usage) => ({ usage }), (failed: unknown) => ({ failed })) : { usage: [] };
+  if ('failed' in together) return commands.map((c, i) => ({ taskNumber: c.taskNumber, refused: 'refused' in prepared[i] ? prepared[i].refused : together.failed }));
+  const decided = new Map(ready.flatMap((p, i) => (together.usage[i] ? [[p, together.usage[i]] as const] : [])));
   return Promise.all(
     prepared.map(async (x, i): Promise<AdmitOutcome> => {
       const taskNumber = commands[i].taskNumber;
       if (!('p' in x)) return { taskNumber, refused: x.refused };
-      if (failed) return { taskNumber, refused: failed.err };
       const usage = decided.get(x.p);
       if (usage) return { taskNumber, admitted: admittedAs(x.p, usage) };
       return admitOne(deps, x.p, options).then(
