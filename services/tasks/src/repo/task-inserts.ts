@@ -49,7 +49,9 @@ const CREATE_MANY_SQL = `
     RETURNING task_number
   ), e AS (
     INSERT INTO task_events (task_number, subject, payload)
-    SELECT i.task_number, i.subject, i.payload::jsonb FROM input i JOIN t USING (task_number) ORDER BY i.idx
+    SELECT i.task_number, i.subject, i.payload::jsonb FROM input i JOIN t USING (task_number)
+    WHERE NOT EXISTS (SELECT 1 FROM input earlier WHERE earlier.task_number = i.task_number AND earlier.idx < i.idx)
+    ORDER BY i.idx
     RETURNING id, task_number
   )
   SELECT id::text AS event_id, task_number FROM e`;

@@ -107,6 +107,21 @@ describe('task inserts', () => {
     expect(await writers(twins.map((t) => t.taskNumber))).toHaveLength(1);
   });
 
+  it('writes one task and one event for a task number given twice in one statement', async () => {
+    if (!database.available) return;
+    const release = await holdInserts();
+    const firstWrite = repo.create(newTask());
+    await insertWaiting();
+    const once = newTask();
+    const writes = Promise.all([repo.create(once), repo.create({ ...once, accountId: 8 })]);
+    await release();
+    await firstWrite;
+    const [a, b] = await writes;
+    expect(a).not.toBe('duplicate');
+    expect(b).toBe('duplicate');
+    expect(await writers([once.taskNumber])).toHaveLength(1);
+  });
+
   it('refuses with UNAVAILABLE, unwritten, a task whose deadline passes while it waits for its statement', async () => {
     if (!database.available) return;
     const release = await holdInserts();
