@@ -113,8 +113,12 @@ const ADMIT_MANY_SQL = `
   )
   SELECT idx::int AS idx, used_quota::text AS used_quota, (key_reserved + reserved_through)::text AS reserved FROM admitted`;
 
-/** A task number admitted twice (within the batch or by a concurrent call), or two statements locking keys in turn. */
-const LEAVE_TO_ONE_BY_ONE = new Set(['23505', '40P01']);
+/**
+ * After these the batch is decided item by item: a task number admitted twice (within the batch or
+ * by a concurrent call), two statements locking keys in turn, or a value PostgreSQL refused (class
+ * 22, e.g. a reservation past the column's size), which must fail only the item that carries it.
+ */
+const leaveToOneByOne = (err: unknown) => /^(23505|40P01|22)/.test((err as { code?: string }).code ?? '');
 
 export interface AdmittedUsage {
   usedQuota: Decimal;
@@ -221,7 +225,7 @@ export class UsageRepo {
         options,
       ));
     } catch (err) {
-      if (LEAVE_TO_ONE_BY_ONE.has((err as { code?: string }).code ?? '')) return batch.map(() => undefined);
+      if (leaveToOneByOne(err)) return batch.map(() => undefined);
       throw err;
     }
     const out: Array<AdmittedUsage | undefined> = batch.map(() => undefined);

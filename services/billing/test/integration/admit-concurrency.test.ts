@@ -220,6 +220,18 @@ describe('Admit under concurrency (real PostgreSQL, gRPC loopback)', () => {
       expect(reserved.reduce((sum, r) => sum + r, 0)).toBeGreaterThan(120 - 20);
     });
 
+    it("fails only the key whose row PostgreSQL cannot update, not the other keys of the batch", async () => {
+      if (!b) return;
+      const full = { apiKeyId: 215, accountId: 7, quota: '', rpmLimit: 100_000, concurrencyLimit: 100_000 };
+      const other = { ...full, apiKeyId: 216 };
+      for (const key of [full, other]) await b.client.admitBatch({ settlements: [], items: [admitRequest({ ...key, taskNumber: taskNo('first') })] });
+      // One more unit would not fit the column (DECIMAL(20,6)): a numeric overflow for this key alone.
+      await b.sql('UPDATE key_usage SET reserved = 99999999999999.5 WHERE api_key_id = 215');
+      const { items } = await b.client.admitBatch({ settlements: [], items: [admitRequest({ ...full, taskNumber: taskNo('over') }), admitRequest({ ...other, taskNumber: taskNo('fine') })] });
+      expect(items[0].admitted).toBeUndefined();
+      expect(items[1].admitted).toMatchObject({ reserved: '1' });
+    });
+
     it('answers a task number repeated within one batch once as admitted and once as already admitted', async () => {
       if (!b) return;
       const key = { apiKeyId: 210, accountId: 7, quota: '10', rpmLimit: 100_000, concurrencyLimit: 100_000 };

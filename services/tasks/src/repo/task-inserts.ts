@@ -7,9 +7,17 @@ export interface TaskInsert {
   event: { subject: string; payload: object };
 }
 
+/** The id of a written task's event (null: a duplicate), or why this task could not be written. */
+type Written = { eventId: string | null } | { failed: unknown };
+
 /** Tasks written by one statement, at most. */
 const INSERT_BATCH = 100;
-const DEADLOCK = '40P01';
+/**
+ * Errors of a many-task statement after which each task is written on its own: a deadlock (two
+ * statements took the same idempotency keys in turn), or a value or constraint PostgreSQL refused
+ * (classes 22 and 23), which must fail only the task that carries it.
+ */
+const oneByOne = (err: unknown) => /^(40P01|22|23)/.test((err as { code?: string }).code ?? '');
 
 const ts = (d: Date | null) => d && d.toISOString();
 const jsonText = (v: unknown) => JSON.stringify(v === undefined ? null : v);
@@ -89,7 +97,7 @@ function columnsOf({ task, event }: TaskInsert): unknown[] {
  * for (its outcome is not known before its statement ends).
  */
 export class TaskInserts {
-  private readonly batches: Coalescer<TaskInsert, string | null>;
+  private readonly batches: Coalescer<TaskInsert, Written>;
 
   constructor(private readonly hot: HotQueryable) {
     this.batches = new Coalescer((items) => this.write(items), INSERT_BATCH);
@@ -99,37 +107,44 @@ export class TaskInserts {
   async insert(item: TaskInsert, options: HotQueryOptions = {}): Promise<string | null> {
     const waitMs = options.deadline === undefined ? undefined : statementWaitMs(options.deadline);
     if (waitMs !== undefined && waitMs <= 0) throw serviceAtCapacity();
+    let written: Written;
     try {
-      return await this.batches.submit(item, waitMs, { whileQueued: true });
+      written = await this.batches.submit(item, waitMs, { whileQueued: true });
     } catch (err) {
       if (err instanceof CoalescerTimeout) throw serviceAtCapacity();
       throw err;
     }
+    if ('failed' in written) throw written.failed;
+    return written.eventId;
   }
 
-  private async write(items: TaskInsert[]): Promise<Array<string | null>> {
+  private async write(items: TaskInsert[]): Promise<Written[]> {
     if (items.length > 1) {
       try {
         return await this.writeMany(items);
       } catch (err) {
-        // Two statements took the same idempotency keys in turn: one was rolled back whole.
-        if ((err as { code?: string }).code !== DEADLOCK) throw err;
+        if (!oneByOne(err)) throw err;
       }
     }
-    const ids: Array<string | null> = [];
-    for (const item of items) ids.push((await this.hot.query<{ event_id: string }>(CREATE_SQL, columnsOf(item))).rows[0]?.event_id ?? null);
-    return ids;
+    return Promise.all(
+      items.map((item) =>
+        this.hot.query<{ event_id: string }>(CREATE_SQL, columnsOf(item)).then(
+          ({ rows }) => ({ eventId: rows[0]?.event_id ?? null }),
+          (failed: unknown) => ({ failed }),
+        ),
+      ),
+    );
   }
 
-  private async writeMany(items: TaskInsert[]): Promise<Array<string | null>> {
+  private async writeMany(items: TaskInsert[]): Promise<Written[]> {
     const rows = items.map(columnsOf);
     const columns = rows[0].map((_, c) => rows.map((r) => r[c]));
     const { rows: events } = await this.hot.query<{ event_id: string; task_number: string }>(CREATE_MANY_SQL, columns);
     const byTask = new Map(events.map((e) => [e.task_number, e.event_id]));
     return items.map((i) => {
-      const id = byTask.get(i.task.taskNumber) ?? null;
+      const eventId = byTask.get(i.task.taskNumber) ?? null;
       byTask.delete(i.task.taskNumber);
-      return id;
+      return { eventId };
     });
   }
 }

@@ -122,6 +122,22 @@ describe('task inserts', () => {
     expect(await writers([once.taskNumber])).toHaveLength(1);
   });
 
+  it("fails only the task PostgreSQL cannot take, not the others of its statement", async () => {
+    if (!database.available) return;
+    const release = await holdInserts();
+    const firstWrite = repo.create(newTask());
+    await insertWaiting();
+    // A NUL never gets past the gateway; here it stands for any value PostgreSQL refuses.
+    const bad = newTask({ request: { messages: [{ role: 'user', content: 'a\u0000b' }], call_params: {}, stream: false } });
+    const good = [newTask(), newTask()];
+    const writes = Promise.allSettled([good[0], bad, good[1]].map((t) => repo.create(t)));
+    await release();
+    await firstWrite;
+    const [a, refused, b] = await writes;
+    expect([a.status, refused.status, b.status]).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((await repo.findMany([...good, bad].map((t) => t.taskNumber))).map((t) => t.taskNumber).sort()).toEqual(good.map((t) => t.taskNumber).sort());
+  });
+
   it('refuses with UNAVAILABLE, unwritten, a task whose deadline passes while it waits for its statement', async () => {
     if (!database.available) return;
     const release = await holdInserts();
