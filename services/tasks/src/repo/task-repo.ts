@@ -7,7 +7,7 @@ import { toTask, toTaskFromSql } from './mappers';
 import type { Outbox } from './outbox';
 import { TaskInserts } from './task-inserts';
 import { Prisma, type TasksDb } from './prisma-types';
-import { TASK_COLUMNS, eventPayloadOf, type EventColumns, type TaskSqlRow } from './task-sql';
+import { TASK_COLUMNS, eventPayloadOf, jsonText, ts, type EventColumns, type TaskSqlRow } from './task-sql';
 
 export interface NewTask {
   taskNumber: string;
@@ -59,8 +59,6 @@ function planRows(result: Array<Record<string, unknown>>): number {
   return Math.round(plan?.[0]?.Plan?.['Plan Rows'] ?? 0);
 }
 const json = (v: unknown) => (v === null ? Prisma.JsonNull : (v as Prisma.InputJsonValue));
-const ts = (d: Date) => d.toISOString();
-const jsonText = (v: unknown) => JSON.stringify(v === undefined ? null : v);
 
 type Row = TaskSqlRow & EventColumns;
 

@@ -2,6 +2,11 @@ import { FINAL_TASK_STATUSES } from '@tollgate/kit';
 
 const FINAL = FINAL_TASK_STATUSES.map((s) => `'${s}'`).join(', ');
 
+/** A `timestamp` parameter (UTC, the way Prisma stores these columns). */
+export const ts = (d: Date) => d.toISOString();
+/** A `jsonb` parameter; undefined is stored as JSON null. */
+export const jsonText = (v: unknown) => JSON.stringify(v === undefined ? null : v);
+
 /**
  * The `tasks.status.<task_number>` event payload of the task row `t`, built by the statement that
  * changes it (the same fields as domain/events.ts statusEvent()).

@@ -1,8 +1,8 @@
 import type { TasksDb } from '../repo/prisma-types';
+import { ts } from '../repo/task-sql';
 import type { AttemptOutcome } from './sender';
 import type { ClaimedDelivery, DeliveryWithAttempts, NewDelivery } from './types';
 
-const ts = (d: Date) => d.toISOString();
 
 /** What happens to a delivery after an attempt. */
 export type AttemptVerdict = { status: 'succeeded' } | { status: 'failed' } | { status: 'pending'; nextAttemptAt: Date };
