@@ -8,6 +8,9 @@ export interface TaskInsert {
   event: { subject: string; payload: object };
 }
 
+/** An insert waiting for its statement, with its caller's deadline. */
+type Queued = TaskInsert & { deadline?: number };
+
 /** The id of a written task's event (null: a duplicate), or why this task could not be written. */
 type Written = { eventId: string | null } | { failed: unknown };
 
@@ -96,7 +99,7 @@ function columnsOf({ task, event }: TaskInsert): unknown[] {
  * for (its outcome is not known before its statement ends).
  */
 export class TaskInserts {
-  private readonly batches: Coalescer<TaskInsert, Written>;
+  private readonly batches: Coalescer<Queued, Written>;
 
   constructor(private readonly hot: HotQueryable) {
     this.batches = new Coalescer((items) => this.write(items), INSERT_BATCH);
@@ -108,7 +111,7 @@ export class TaskInserts {
     if (waitMs !== undefined && waitMs <= 0) throw serviceAtCapacity();
     let written: Written;
     try {
-      written = await this.batches.submit(item, waitMs, { whileQueued: true });
+      written = await this.batches.submit({ ...item, deadline: options.deadline }, waitMs, { whileQueued: true });
     } catch (err) {
       if (err instanceof CoalescerTimeout) throw serviceAtCapacity();
       throw err;
@@ -117,17 +120,20 @@ export class TaskInserts {
     return written.eventId;
   }
 
-  private async write(items: TaskInsert[]): Promise<Written[]> {
+  private async write(items: Queued[]): Promise<Written[]> {
+    // A statement waits for a pool connection no longer than its most pressing caller can wait.
+    const deadlines = items.flatMap((i) => (i.deadline === undefined ? [] : [i.deadline]));
+    const options: HotQueryOptions = { deadline: deadlines.length > 0 ? Math.min(...deadlines) : undefined };
     if (items.length > 1) {
       try {
-        return await this.writeMany(items);
+        return await this.writeMany(items, options);
       } catch (err) {
         if (!oneByOne(err)) throw err;
       }
     }
     return Promise.all(
       items.map((item) =>
-        this.hot.query<{ event_id: string }>(CREATE_SQL, columnsOf(item)).then(
+        this.hot.query<{ event_id: string }>(CREATE_SQL, columnsOf(item), options).then(
           ({ rows }) => ({ eventId: rows[0]?.event_id ?? null }),
           (failed: unknown) => ({ failed }),
         ),
@@ -135,10 +141,10 @@ export class TaskInserts {
     );
   }
 
-  private async writeMany(items: TaskInsert[]): Promise<Written[]> {
+  private async writeMany(items: TaskInsert[], options: HotQueryOptions): Promise<Written[]> {
     const rows = items.map(columnsOf);
     const columns = rows[0].map((_, c) => rows.map((r) => r[c]));
-    const { rows: events } = await this.hot.query<{ event_id: string; task_number: string }>(CREATE_MANY_SQL, columns);
+    const { rows: events } = await this.hot.query<{ event_id: string; task_number: string }>(CREATE_MANY_SQL, columns, options);
     const byTask = new Map(events.map((e) => [e.task_number, e.event_id]));
     return items.map((i) => {
       const eventId = byTask.get(i.task.taskNumber) ?? null;

@@ -138,6 +138,30 @@ describe('task inserts', () => {
     expect((await repo.findMany([...good, bad].map((t) => t.taskNumber))).map((t) => t.taskNumber).sort()).toEqual(good.map((t) => t.taskNumber).sort());
   });
 
+  it('refuses with UNAVAILABLE, in time, a task whose statement cannot get a connection before its deadline', async () => {
+    if (!database.available) return;
+    const onePool = new HotPool(database.url, { max: 1, maxWaiting: 100 });
+    const lonely = new TaskRepo(db, onePool, new Outbox(db, onePool, createMemoryBus(), silentLogger()));
+    const held = await onePool.pool.connect();
+    // Given back after 3 s whatever happens, so a statement that waits for it is not stuck for ever.
+    let released = false;
+    const release = () => {
+      if (!released) held.release();
+      released = true;
+    };
+    const giveBack = setTimeout(release, 3_000);
+    try {
+      const late = newTask();
+      const refused = await lonely.create(late, { deadline: Date.now() + 1_200 }).catch((err: unknown) => err);
+      expect(isAppError(refused) && refused.code).toBe('UNAVAILABLE');
+      expect(await repo.find(late.taskNumber)).toBeNull();
+    } finally {
+      clearTimeout(giveBack);
+      release();
+      await onePool.end();
+    }
+  });
+
   it('refuses with UNAVAILABLE, unwritten, a task whose deadline passes while it waits for its statement', async () => {
     if (!database.available) return;
     const release = await holdInserts();
