@@ -2,7 +2,8 @@
  * Streamed first-chunk latency, one request at a time, in its own process (its CPU is not
  * Tollgate's). Usage: tsx bench/first-chunk.ts <seconds> http <url> <api-key> <json-body>
  *                 or: tsx bench/first-chunk.ts <seconds> grpc <tasks-address> <ExecuteRequest json>
- * Prints {"ms":[...]}: per request, the time from sending to the first content chunk.
+ * Prints {"ms":[...]}: per request, the time from sending to the first content chunk (for a JSON
+ * answer such as the passthrough's, to the body part that carries its `content`), timed to the µs.
  */
 import { createGrpcClient } from '@tollgate/kit';
 import { ExecuteRequest, TasksClient } from '@tollgate/protos/tasks';

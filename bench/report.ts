@@ -17,6 +17,10 @@ export interface Row {
   /** CPU per request (or per row/task): Tollgate's process (every thread) and PostgreSQL's (every backend). */
   tollgateCpuMs?: number;
   postgresCpuMs?: number;
+  /** Tollgate CPU per request of the first warm-up round (the JIT still optimising the path); see bench/warm-up.ts. */
+  coldCpuMs?: number;
+  /** Seconds of warm-up before the measured run, and whether the CPU per request had settled by then. */
+  warmUp?: { seconds: number; settled: boolean };
 }
 
 export interface Section {
@@ -43,15 +47,17 @@ export function machine(postgres: string, loadAtStart: number[]) {
 const round2 = (n: number) => Math.round(n * 100) / 100;
 const pad = (s: string, n: number) => (s.length >= n ? s : s + ' '.repeat(n - s.length));
 const lpad = (s: string, n: number) => (s.length >= n ? s : ' '.repeat(n - s.length) + s);
+/** The first warm-up round's CPU per request, marked when the warm-up ran out before the cost settled. */
+const cold = (r: Row) => (r.coldCpuMs === undefined ? '' : `${r.coldCpuMs.toFixed(2)}${r.warmUp && !r.warmUp.settled ? ' (not settled)' : ''}`);
 const fmt = (n: number | undefined, digits = 2) => (n === undefined ? '' : Number.isInteger(n) ? n.toLocaleString('en-US') : n.toFixed(digits));
 
 /** The results as a fixed-width table: CPU per request, and throughput as a share of the same run's PostgreSQL single-row INSERT rates. */
 export function table(sections: Section[], inserts: { one?: number; sixteen?: number }): string {
-  const header = ['section', 'setting', 'throughput', 'p50 ms', 'p99 ms', 'failed', 'Tollgate CPU ms/req', 'PG CPU ms/req', '% of INSERT/s (1 cl.)', '% of INSERT/s (16 cl.)'];
+  const header = ['section', 'setting', 'throughput', 'p50 ms', 'p99 ms', 'failed', 'Tollgate CPU ms/req', 'PG CPU ms/req', '% of INSERT/s (1 cl.)', '% of INSERT/s (16 cl.)', 'cold CPU ms/req'];
   const pct = (n: number, base?: number) => (base ? ((100 * n) / base).toFixed(1) : '');
   const rows: string[][] = sections.flatMap((s) =>
     s.status !== 'ok'
-      ? [[s.name, `${s.status.toUpperCase()}: ${s.reason ?? ''}`, '', '', '', '', '', '', '', '']]
+      ? [[s.name, `${s.status.toUpperCase()}: ${s.reason ?? ''}`, '', '', '', '', '', '', '', '', '']]
       : s.rows.map((r) => [
           r.section,
           r.setting,
@@ -63,6 +69,7 @@ export function table(sections: Section[], inserts: { one?: number; sixteen?: nu
           r.postgresCpuMs === undefined ? '' : r.postgresCpuMs.toFixed(2),
           r.unit === 'req/s' || r.unit === 'tasks/s' ? pct(r.throughput, inserts.one) : '',
           r.unit === 'req/s' || r.unit === 'tasks/s' ? pct(r.throughput, inserts.sixteen) : '',
+          cold(r),
         ]),
   );
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (i === 1 && r[2] === '' ? 0 : r[i].length))));
@@ -73,15 +80,15 @@ export function table(sections: Section[], inserts: { one?: number; sixteen?: nu
 /** The same rows as a Markdown table (docs/benchmarks.md). */
 export function markdown(sections: Section[], inserts: { one?: number; sixteen?: number }): string {
   const pct = (n: number, base?: number) => (base ? ((100 * n) / base).toFixed(1) : '');
-  const lines = ['| section | setting | throughput | p50 ms | p99 ms | Tollgate CPU ms/req | PG CPU ms/req | % INSERT/s 1 cl. | % INSERT/s 16 cl. |', '|---|---|---:|---:|---:|---:|---:|---:|---:|'];
+  const lines = ['| section | setting | throughput | p50 ms | p99 ms | Tollgate CPU ms/req | PG CPU ms/req | % INSERT/s 1 cl. | % INSERT/s 16 cl. | cold CPU ms/req |', '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|'];
   for (const s of sections) {
     if (s.status !== 'ok') {
-      lines.push(`| ${s.name} | ${s.status}: ${s.reason ?? ''} | | | | | | | |`);
+      lines.push(`| ${s.name} | ${s.status}: ${s.reason ?? ''} | | | | | | | | |`);
       continue;
     }
     for (const r of s.rows) {
       const share = r.unit === 'req/s' || r.unit === 'tasks/s';
-      lines.push(`| ${r.section} | ${r.setting} | ${fmt(r.throughput)} ${r.unit} | ${fmt(r.p50Ms)} | ${fmt(r.p99Ms)} | ${r.tollgateCpuMs?.toFixed(2) ?? ''} | ${r.postgresCpuMs?.toFixed(2) ?? ''} | ${share ? pct(r.throughput, inserts.one) : ''} | ${share ? pct(r.throughput, inserts.sixteen) : ''} |`);
+      lines.push(`| ${r.section} | ${r.setting} | ${fmt(r.throughput)} ${r.unit} | ${fmt(r.p50Ms)} | ${fmt(r.p99Ms)} | ${r.tollgateCpuMs?.toFixed(2) ?? ''} | ${r.postgresCpuMs?.toFixed(2) ?? ''} | ${share ? pct(r.throughput, inserts.one) : ''} | ${share ? pct(r.throughput, inserts.sixteen) : ''} | ${cold(r)} |`);
     }
   }
   return lines.join('\n');

@@ -8,18 +8,17 @@ import { KeysClient } from '@tollgate/protos/keys';
 import { payerOf } from '../gateway/src/routes/tasks-execute';
 import { createBenchAccount, type Account } from './account';
 import { startBareExpress } from './bare-express';
-import { findPostmaster, measureCpu, type CpuSpent } from './cpu';
+import { findPostmaster, measureCpu, postgresCpuMs, tollgateCpuMs, type CpuSpent } from './cpu';
 import { CHAT_BODY, runLoad, type LoadResult, type LoadSpec } from './load';
 import { profilePhase } from './profile';
 import { seedDocuments, seedTasks, waitForBacklog } from './seed';
 import { insertRate, postgresVersion } from './pg-insert';
 import { machine, markdown, table, writeJson, type Row, type Section } from './report';
 import { serves, startBenchSystem, type BenchSystem } from './system';
+import { DEFAULT_WARM_UP, quiet, warmUp, type WarmedUp } from './warm-up';
 
-/** Seconds per load run; BENCH_SECONDS overrides (a full run stays well under ten minutes at the default). */
+/** Seconds per measured load run; BENCH_SECONDS overrides. Each is preceded by a warm-up of up to BENCH_WARMUP_SECONDS (bench/warm-up.ts). */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
-/** Unmeasured seconds of the same load before each measured run (JIT, caches, pools warm). */
-const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 /** Sections to leave out, comma-separated (e.g. BENCH_SKIP=search). */
 const SKIP = new Set((process.env.BENCH_SKIP ?? '').split(',').filter(Boolean));
 const SYNC_CONNECTIONS = [1, 16, 64];
@@ -40,7 +39,7 @@ interface Ctx {
 const share = (cpu: CpuSpent) => (cpu.tollgateMs > 0 ? Math.round((100 * cpu.mainThreadMs) / cpu.tollgateMs) : 0);
 const perRequest = (cpu: CpuSpent, n: number) => (n > 0 ? { tollgateCpuMs: cpu.tollgateMs / n, postgresCpuMs: cpu.postgresMs / n } : {});
 
-const row = (section: string, setting: string, r: LoadResult, cpu?: CpuSpent, note?: string): Row => ({
+const row = (section: string, setting: string, r: LoadResult, cpu?: CpuSpent, note?: string, warm?: WarmedUp): Row => ({
   section,
   setting,
   throughput: r.requestsPerSecond,
@@ -49,13 +48,32 @@ const row = (section: string, setting: string, r: LoadResult, cpu?: CpuSpent, no
   p99Ms: r.p99Ms,
   failed: r.non2xx + r.errors,
   ...(cpu && perRequest(cpu, r.requests)),
+  ...(warm && warm.cpuPerRequest.length > 0 && { coldCpuMs: warm.cpuPerRequest[0], warmUp: { seconds: warm.seconds, settled: warm.settled } }),
   note,
 });
 
-/** One autocannon run with the CPU that Tollgate and PostgreSQL spent during it. */
-async function load(c: Ctx, step: string, spec: LoadSpec): Promise<{ r: LoadResult; cpu: CpuSpent }> {
+interface LoadOptions {
+  /** Run after each warm-up round and before the measured run (e.g. let the workers finish a backlog). */
+  between?: () => Promise<unknown>;
+  /** false: one warm-up round only, for a load that is not Tollgate's (its CPU per request cannot settle). */
+  steady?: boolean;
+}
+
+/**
+ * One autocannon run with the CPU that Tollgate and PostgreSQL spent during it, after the same load
+ * was repeated in short rounds until Tollgate's CPU per request settled (bench/warm-up.ts).
+ */
+async function load(c: Ctx, step: string, spec: LoadSpec, options: LoadOptions = {}): Promise<{ r: LoadResult; cpu: CpuSpent; warm: WarmedUp; idle: { seconds: number; quiet: boolean } }> {
+  bar.update({ step: `${step} (waiting for the system to be idle)` });
+  const idle = await quiet(() => tollgateCpuMs() + postgresCpuMs(c.postmaster));
+  if (!idle.quiet) process.stderr.write(`\n${step}: the system was still busy after ${idle.seconds} s of waiting; measured anyway\n`);
   bar.update({ step: `${step} (warm-up)` });
-  if (WARMUP_SECONDS > 0) await runLoad({ ...spec, seconds: WARMUP_SECONDS });
+  const policy = options.steady === false ? { ...DEFAULT_WARM_UP, maxSeconds: Math.min(DEFAULT_WARM_UP.maxSeconds, DEFAULT_WARM_UP.roundSeconds) } : DEFAULT_WARM_UP;
+  const warm = await warmUp(async (seconds) => {
+    const { result, cpu } = await measureCpu(c.postmaster, () => runLoad({ ...spec, seconds }));
+    await options.between?.();
+    return { requests: result.requests - result.errors, cpuMs: cpu.tollgateMs };
+  }, policy);
   bar.update({ step });
   const tick = 1 / (spec.seconds + 1);
   let done = 0;
@@ -68,7 +86,7 @@ async function load(c: Ctx, step: string, spec: LoadSpec): Promise<{ r: LoadResu
     }),
   );
   bar.increment(1 - done, { step });
-  return { r: result, cpu };
+  return { r: result, cpu, warm, idle };
 }
 
 /** A probe request before a load run: the section is skipped unless the route answers `expect`. */
@@ -89,15 +107,15 @@ async function syncSection(c: Ctx): Promise<Section> {
   if (failed) return { name: 'sync execution', status: 'skipped', reason: failed, rows: [] };
   const rows: Row[] = [];
   for (const n of SYNC_CONNECTIONS) {
-    const { r, cpu } = await load(c, `sync x${n}`, { url: `${c.b.http}${path}`, method: 'POST', headers, body: CHAT_BODY, connections: n, seconds: SECONDS });
-    rows.push(row('sync execution (demo-agent, echo, JSON)', `${n} client${n > 1 ? 's' : ''}`, r, cpu, `main thread ${share(cpu)} % of Tollgate's CPU, other threads the rest (the services' with TOLLGATE_THREADS=on; Node's GC and libuv helpers either way)`));
+    const { r, cpu, warm } = await load(c, `sync x${n}`, { url: `${c.b.http}${path}`, method: 'POST', headers, body: CHAT_BODY, connections: n, seconds: SECONDS });
+    rows.push(row('sync execution (demo-agent, echo, JSON)', `${n} client${n > 1 ? 's' : ''}`, r, cpu, `main thread ${share(cpu)} % of Tollgate's CPU, other threads the rest (the services' with TOLLGATE_THREADS=on; Node's GC, JIT and libuv helpers either way)`, warm));
   }
   // A key with a quota also goes through auth check 6 (its usage as billing last reported it).
   const withQuota = await createBenchAccount(c.b, undefined, '999999999');
   if (withQuota.ok) {
     const quotaHeaders = { ...headers, authorization: `Bearer ${withQuota.apiKey}` };
-    const { r, cpu } = await load(c, 'sync x16, key with a quota', { url: `${c.b.http}${path}`, method: 'POST', headers: quotaHeaders, body: CHAT_BODY, connections: 16, seconds: SECONDS });
-    rows.push(row('sync execution (demo-agent, echo, JSON)', '16 clients, key with a quota', r, cpu));
+    const { r, cpu, warm } = await load(c, 'sync x16, key with a quota', { url: `${c.b.http}${path}`, method: 'POST', headers: quotaHeaders, body: CHAT_BODY, connections: 16, seconds: SECONDS });
+    rows.push(row('sync execution (demo-agent, echo, JSON)', '16 clients, key with a quota', r, cpu, undefined, warm));
   }
   const at16 = rows[1]?.note;
   return { name: 'sync execution', status: 'ok', reason: at16 && `at 16 clients the ${at16}`, rows };
@@ -178,8 +196,10 @@ async function asyncSection(c: Ctx): Promise<Section> {
   const headers = { authorization: `Bearer ${keyOf(c)}`, 'content-type': 'application/json' };
   const failed = skip ?? (await probe(`${c.b.http}${path}`, { method: 'POST', headers, body: CHAT_BODY }, 200));
   if (failed) return { name: 'async submission', status: 'skipped', reason: failed, rows: [] };
-  await waitForBacklog(c.b.system.databaseUrls.tasks, 60_000);
-  const { r, cpu } = await load(c, 'async x16', { url: `${c.b.http}${path}`, method: 'POST', headers, body: CHAT_BODY, connections: 16, seconds: SECONDS });
+  const backlogDone = () => waitForBacklog(c.b.system.databaseUrls.tasks, 60_000);
+  await backlogDone();
+  // Every round (and the measured run) starts with the queue empty: the workers finish each round's backlog before the next.
+  const { r, cpu, warm } = await load(c, 'async x16', { url: `${c.b.http}${path}`, method: 'POST', headers, body: CHAT_BODY, connections: 16, seconds: SECONDS }, { between: backlogDone });
   bar.update({ step: 'async backlog' });
   const drained = await measureCpu(c.postmaster, async () => {
     const t = performance.now();
@@ -193,7 +213,7 @@ async function asyncSection(c: Ctx): Promise<Section> {
     status: 'ok',
     reason: drained.result.left > 0 ? `${drained.result.left} tasks still unfinished after 10 minutes` : undefined,
     rows: [
-      row('async submission (demo-agent)', '16 clients', r, cpu),
+      row('async submission (demo-agent)', '16 clients', r, cpu, 'the workers run the tasks meanwhile; their CPU is in this row too', warm),
       {
         section: 'async backlog: workers finish it',
         setting: `${done} tasks after the submissions`,
@@ -227,15 +247,26 @@ async function passthroughSection(c: Ctx, fakeBaseUrl: string): Promise<Section>
   const headers = { authorization: `Bearer ${provider.apiKey}`, 'content-type': 'application/json' };
   const failed = await probe(`${c.b.http}${path}`, { method: 'POST', headers, body: PASSTHROUGH_BODY }, 200);
   if (failed) return { name: 'passthrough', status: 'skipped', reason: failed, rows: [] };
-  const direct = await load(c, 'upstream directly', { url: `${fakeBaseUrl}/chat/completions`, method: 'POST', headers: { 'content-type': 'application/json' }, body: PASSTHROUGH_BODY, connections: 1, seconds: SECONDS });
+  const direct = await load(c, 'upstream directly', { url: `${fakeBaseUrl}/chat/completions`, method: 'POST', headers: { 'content-type': 'application/json' }, body: PASSTHROUGH_BODY, connections: 1, seconds: SECONDS }, { steady: false });
   const via = await profilePhase('passthrough', () => load(c, 'passthrough', { url: `${c.b.http}${path}`, method: 'POST', headers, body: PASSTHROUGH_BODY, connections: 1, seconds: SECONDS }));
+  // autocannon's latencies are whole milliseconds: the added p50 is timed by a sequential client in its own process instead.
+  bar.update({ step: 'passthrough, sequential timing' });
+  const directMs = await firstChunk(['http', `${fakeBaseUrl}/chat/completions`, 'sk-unused', PASSTHROUGH_BODY]);
+  const viaMs = await firstChunk(['http', `${c.b.http}${path}`, provider.apiKey, PASSTHROUGH_BODY]);
   const section = 'passthrough to a local OpenAI-compatible fake, 1 client';
-  const added = Math.round((via.r.p50Ms - direct.r.p50Ms) * 100) / 100;
+  const added = Math.round((pct(viaMs, 50) - pct(directMs, 50)) * 100) / 100;
+  const timed = (setting: string, ms: number[]): Row => ({ section, setting, throughput: Math.round(ms.length / SECONDS), unit: 'req/s, sequential', p50Ms: pct(ms, 50), p99Ms: pct(ms, 99) });
   return {
     name: 'passthrough',
     status: 'ok',
-    reason: `the gateway adds ${added} ms (p50) over calling the fake directly`,
-    rows: [row(section, 'the fake directly', direct.r, undefined, 'fake in its own process'), row(section, 'through the gateway (key, admission, settlement)', via.r, via.cpu)],
+    reason: `the gateway adds ${added} ms (p50, sequential client) over calling the fake directly`,
+    rows: [
+      row(section, 'the fake directly', direct.r, undefined, 'fake in its own process'),
+      row(section, 'through the gateway (key, admission, settlement)', via.r, via.cpu, undefined, via.warm),
+      timed('the fake directly, timed to the µs', directMs),
+      timed('through the gateway, timed to the µs', viaMs),
+      { section, setting: 'added by the gateway (p50)', throughput: added, unit: 'ms' },
+    ],
   };
 }
 
@@ -259,9 +290,9 @@ async function listSection(c: Ctx): Promise<Section> {
       connections: 16,
       seconds: SECONDS,
     });
-    rows.push(row('task list, first page of 20', `${size.toLocaleString('en')} tasks, 16 clients`, taskList.r, taskList.cpu));
+    rows.push(row('task list, first page of 20', `${size.toLocaleString('en')} tasks, 16 clients`, taskList.r, taskList.cpu, undefined, taskList.warm));
     const docList = await load(c, `document list ${size}`, { url: `${c.b.https}/api/v1/documents?page=1&limit=20`, headers: { authorization: `Bearer ${lister.userToken}` }, connections: 16, seconds: SECONDS });
-    rows.push(row('document list, first page of 20', `${size.toLocaleString('en')} documents, 16 clients`, docList.r, docList.cpu));
+    rows.push(row('document list, first page of 20', `${size.toLocaleString('en')} documents, 16 clients`, docList.r, docList.cpu, undefined, docList.warm));
   }
   return { name: 'lists', status: 'ok', rows };
 }
@@ -273,7 +304,7 @@ async function overheadSection(c: Ctx): Promise<Section> {
     const bareRun = await load(c, 'bare express', { url: bare.url, connections: 16, seconds: SECONDS });
     rows.push(row('bare Express handler (in the bench process)', '16 clients', bareRun.r));
     const health = await load(c, 'gateway /healthz', { url: `${c.b.http}/healthz`, connections: 16, seconds: SECONDS });
-    rows.push(row('gateway /healthz (middleware only)', '16 clients', health.r, health.cpu));
+    rows.push(row('gateway /healthz (middleware only)', '16 clients', health.r, health.cpu, undefined, health.warm));
     const path = '/v1/task-query/bench-no-such-task';
     const skip = noAccount(c) ?? (serves(c.b.system, 'GET', path) ? undefined : `the gateway does not serve GET /v1/task-query/<task_number> yet`);
     const headers = { authorization: `Bearer ${keyOf(c)}` };
@@ -282,8 +313,8 @@ async function overheadSection(c: Ctx): Promise<Section> {
       bar.increment(1);
       return { name: 'gateway overhead', status: 'ok', reason: `cached-key row skipped: ${failed}`, rows };
     }
-    const { r, cpu } = await load(c, 'gateway cached key', { url: `${c.b.http}${path}`, headers, connections: 16, seconds: SECONDS });
-    rows.push({ ...row('gateway, cached API key → tasks gRPC → 404', '16 clients', r, cpu), failed: r.errors, note: '404 is the expected answer' });
+    const { r, cpu, warm } = await load(c, 'gateway cached key', { url: `${c.b.http}${path}`, headers, connections: 16, seconds: SECONDS });
+    rows.push({ ...row('gateway, cached API key → tasks gRPC → 404', '16 clients', r, cpu, undefined, warm), failed: r.errors, note: '404 is the expected answer' });
     return { name: 'gateway overhead', status: 'ok', rows };
   } finally {
     await bare.stop();
