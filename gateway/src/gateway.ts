@@ -12,6 +12,7 @@ import { watchedCaches } from './auth/key-cache';
 import { RequestRecorder } from './analytics/request-recorder';
 import { answerParserErrors } from './http/client-error';
 import { PARSER_MAX_HEADER_BYTES } from './http/header-size';
+import { appMessageClasses } from './http/app-prototypes';
 
 export interface GatewayHandle {
   httpUrl: string;
@@ -56,6 +57,7 @@ export async function startGateway(config: GatewayConfig, log: Logger, shared: {
   recorder.start();
   const deps: GatewayDeps = { config, log, upstreams, bus: shared.bus, book: new RouteBook(), keyCache: caches.keys, accountCache: caches.accounts, recorder };
   const app = createGatewayApp(deps);
+  const messages = appMessageClasses(app);
   const displayHost = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST;
 
   // TLS material first: once the HTTP listener answers /readyz, HTTPS must be up too.
@@ -63,14 +65,14 @@ export async function startGateway(config: GatewayConfig, log: Logger, shared: {
   const servers: Server[] = [];
   let httpsUrl: string | undefined;
   if (tls) {
-    const https = createHttpsServer({ cert: tls.cert, key: tls.key, maxHeaderSize: PARSER_MAX_HEADER_BYTES }, app) as unknown as Server;
+    const https = createHttpsServer({ cert: tls.cert, key: tls.key, maxHeaderSize: PARSER_MAX_HEADER_BYTES, ...messages }, app) as unknown as Server;
     answerParserErrors(https, deps, log);
     const httpsPort = await listen(https, config.HTTPS_PORT, config.HOST);
     servers.push(https);
     deps.httpsPort = httpsPort;
     httpsUrl = `https://${displayHost}:${httpsPort}`;
   }
-  const http = createHttpServer({ maxHeaderSize: PARSER_MAX_HEADER_BYTES }, app);
+  const http = createHttpServer({ maxHeaderSize: PARSER_MAX_HEADER_BYTES, ...messages }, app);
   answerParserErrors(http, deps, log);
   const httpPort = await listen(http, config.PORT, config.HOST);
   servers.push(http);
