@@ -19,7 +19,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', config.TRUST_PROXY);
   app.use(requestId);
-  app.use(httpMetrics((deps.metrics ??= createGatewayMetrics())));
+  app.use(httpMetrics(app, (deps.metrics ??= createGatewayMetrics())));
   app.use(pathAliases);
   // The docs surface checks the size itself, so its 431 carries the envelope and the rate-limit headers.
   app.use(headerSizeLimit((path) => path.startsWith('/api/')));

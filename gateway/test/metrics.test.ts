@@ -81,7 +81,7 @@ describe('HTTP metrics middleware', () => {
   beforeAll(async () => {
     metrics = createGatewayMetrics({ processMetrics: false });
     const app = express();
-    app.use(httpMetrics(metrics));
+    app.use(httpMetrics(app, metrics));
     const mounted = Router();
     mounted.get('/v1/things/:id', () => {
       throw AppError.exhausted('insufficient quota', { limit: 'quota' });
@@ -92,6 +92,9 @@ describe('HTTP metrics middleware', () => {
     app.use('/api', mounted);
     app.get('/ok/:id', (_req, res) => {
       res.json({ ok: true });
+    });
+    app.get('/own/:id', (req, res) => {
+      res.json({ ownRoute: Object.getOwnPropertyDescriptor(req, 'route') !== undefined, path: (req.route as { path?: string } | undefined)?.path });
     });
     app.use(observeErrors);
     app.use(errorHandler);
@@ -110,6 +113,11 @@ describe('HTTP metrics middleware', () => {
     expect((await fetch(`${base}/api/v1/slow/1`)).status).toBe(429);
     expect((await fetch(`${base}/ok/1`)).status).toBe(200);
     expect((await quotaRejectionsTotal.get()).values[0].value - before).toBe(2);
+  });
+
+  it('reads the route template without giving each request an accessor of its own (req.route still answers)', async () => {
+    const res = await fetch(`${base}/own/7`);
+    expect(await res.json()).toEqual({ ownRoute: false, path: '/own/:id' });
   });
 
   it('keeps the mount path in the route template even when the route failed', async () => {

@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Express, Request, RequestHandler } from 'express';
 import { isAppError } from '@tollgate/kit';
 import { quotaRejectionsTotal } from './counters';
 import type { GatewayMetrics } from './gateway-metrics';
@@ -9,35 +9,44 @@ export const UNMATCHED_ROUTE = '(unmatched)';
 const QUOTA_LIMIT = 'quota';
 const limitKey = Symbol('tollgate.metrics.limit');
 
+const ROUTE = Symbol('tollgate.metrics.route');
+const TEMPLATE = Symbol('tollgate.metrics.route-template');
+type Tracked = Request & { [ROUTE]?: unknown; [TEMPLATE]?: string };
+
 /**
- * Captures the route template at the moment the router matches it (`req.route` is assigned then,
- * while `req.baseUrl` still holds the mount path; after an error both may have moved on).
+ * Makes `req.route` an accessor of the app's request prototype, installed once: it records the
+ * route template at the moment the router assigns the route (while `req.baseUrl` still holds the
+ * mount path; after an error both may have moved on). An accessor defined on each request instead
+ * gives every request a hidden class of its own, held by V8 beyond the request: its objects then
+ * survive young-generation collections (docs/benchmarks.md, "Requests that outlive themselves").
  */
-function captureTemplate(req: Request): () => string {
-  let template: string | undefined;
-  let current: unknown;
-  Object.defineProperty(req, 'route', {
+function captureRouteTemplates(app: Express): void {
+  if (Object.getOwnPropertyDescriptor(app.request, 'route')?.set) return;
+  Object.defineProperty(app.request, 'route', {
     configurable: true,
     enumerable: true,
-    get: () => current,
-    set: (route: { path?: unknown }) => {
-      current = route;
-      if (typeof route?.path === 'string') template = `${req.baseUrl}${route.path}`;
+    get(this: Tracked) {
+      return this[ROUTE];
+    },
+    set(this: Tracked, route: { path?: unknown } | undefined) {
+      this[ROUTE] = route;
+      if (typeof route?.path === 'string') this[TEMPLATE] = `${this.baseUrl}${route.path}`;
     },
   });
-  return () => template ?? UNMATCHED_ROUTE;
 }
 
-/** Counts and times every request by method, route template and status, once its response has finished or been cut off. */
-export function httpMetrics(metrics: GatewayMetrics): RequestHandler {
+const templateOf = (req: Request) => (req as Tracked)[TEMPLATE] ?? UNMATCHED_ROUTE;
+
+/** Counts and times every request of `app` by method, route template and status, once its response has finished or been cut off. */
+export function httpMetrics(app: Express, metrics: GatewayMetrics): RequestHandler {
+  captureRouteTemplates(app);
   return (req, res, next) => {
     const stop = metrics.requestSeconds.startTimer();
-    const template = captureTemplate(req);
     let recorded = false;
     const record = () => {
       if (recorded) return;
       recorded = true;
-      const labels = { method: req.method, route: template(), status: String(res.statusCode) };
+      const labels = { method: req.method, route: templateOf(req), status: String(res.statusCode) };
       stop(labels);
       metrics.requestsTotal.inc(labels);
       if (res.statusCode === 429 && (res.locals as Record<symbol, unknown>)[limitKey] === QUOTA_LIMIT) quotaRejectionsTotal.inc();
