@@ -57,13 +57,15 @@ interface LoadOptions {
   between?: () => Promise<unknown>;
   /** false: one warm-up round only, for a load that is not Tollgate's (its CPU per request cannot settle). */
   steady?: boolean;
+  /** With BENCH_CPU_PROFILE: the measured run (not the warm-up) is profiled under this name (bench/profile.ts). */
+  profile?: string;
 }
 
 /**
  * One autocannon run with the CPU that Tollgate and PostgreSQL spent during it, after the same load
  * was repeated in short rounds until Tollgate's CPU per request settled (bench/warm-up.ts).
  */
-async function load(c: Ctx, step: string, spec: LoadSpec, options: LoadOptions = {}): Promise<{ r: LoadResult; cpu: CpuSpent; warm: WarmedUp; idle: { seconds: number; quiet: boolean } }> {
+async function load(c: Ctx, step: string, spec: LoadSpec, options: LoadOptions = {}): Promise<{ r: LoadResult; cpu: CpuSpent; warm: WarmedUp }> {
   bar.update({ step: `${step} (waiting for the system to be idle)` });
   const idle = await quiet(() => tollgateCpuMs() + postgresCpuMs(c.postmaster));
   if (!idle.quiet) process.stderr.write(`\n${step}: the system was still busy after ${idle.seconds} s of waiting; measured anyway\n`);
@@ -77,16 +79,16 @@ async function load(c: Ctx, step: string, spec: LoadSpec, options: LoadOptions =
   bar.update({ step });
   const tick = 1 / (spec.seconds + 1);
   let done = 0;
-  const { result, cpu } = await measureCpu(c.postmaster, () =>
+  const measured = () =>
     runLoad(spec, () => {
       if (done < 1 - tick) {
         done += tick;
         bar.increment(tick, { step });
       }
-    }),
-  );
+    });
+  const { result, cpu } = await measureCpu(c.postmaster, () => (options.profile ? profilePhase(options.profile, measured) : measured()));
   bar.increment(1 - done, { step });
-  return { r: result, cpu, warm, idle };
+  return { r: result, cpu, warm };
 }
 
 /** A probe request before a load run: the section is skipped unless the route answers `expect`. */
@@ -248,7 +250,7 @@ async function passthroughSection(c: Ctx, fakeBaseUrl: string): Promise<Section>
   const failed = await probe(`${c.b.http}${path}`, { method: 'POST', headers, body: PASSTHROUGH_BODY }, 200);
   if (failed) return { name: 'passthrough', status: 'skipped', reason: failed, rows: [] };
   const direct = await load(c, 'upstream directly', { url: `${fakeBaseUrl}/chat/completions`, method: 'POST', headers: { 'content-type': 'application/json' }, body: PASSTHROUGH_BODY, connections: 1, seconds: SECONDS }, { steady: false });
-  const via = await profilePhase('passthrough', () => load(c, 'passthrough', { url: `${c.b.http}${path}`, method: 'POST', headers, body: PASSTHROUGH_BODY, connections: 1, seconds: SECONDS }));
+  const via = await load(c, 'passthrough', { url: `${c.b.http}${path}`, method: 'POST', headers, body: PASSTHROUGH_BODY, connections: 1, seconds: SECONDS }, { profile: 'passthrough' });
   // autocannon's latencies are whole milliseconds: the added p50 is timed by a sequential client in its own process instead.
   bar.update({ step: 'passthrough, sequential timing' });
   const directMs = await firstChunk(['http', `${fakeBaseUrl}/chat/completions`, 'sk-unused', PASSTHROUGH_BODY]);

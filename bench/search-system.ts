@@ -64,15 +64,19 @@ function autocannon(url: string, opts: { method?: string; headers: Record<string
 
 type LoadOpts = Parameters<typeof autocannon>[1];
 
-/** The same load in short rounds until the system's CPU per request settles (bench/warm-up.ts), then the measured run; `warmCreated`: the warm-up's 2xx answers. */
-async function warmed(url: string, opts: LoadOpts): Promise<Loaded & { warm: WarmedUp; warmCreated: number }> {
+/**
+ * The same load in short rounds until the system's CPU per request settles (bench/warm-up.ts), then
+ * the measured run (profiled as `profile` with BENCH_CPU_PROFILE); `warmCreated`: the warm-up's 2xx answers.
+ */
+async function warmed(url: string, opts: LoadOpts, profile?: string): Promise<Loaded & { warm: WarmedUp; warmCreated: number }> {
   let warmCreated = 0;
   const warm = await warmUp(async (seconds) => {
     const r = await autocannon(url, { ...opts, seconds });
     warmCreated += r.requests - r.non2xx - r.errors;
     return { requests: r.requests - r.errors, cpuMs: r.cpuMs * r.requests };
   });
-  return { ...(await autocannon(url, opts)), warm, warmCreated };
+  const measured = () => autocannon(url, opts);
+  return { ...(await (profile ? profilePhase(profile, measured) : measured())), warm, warmCreated };
 }
 
 const coldNote = (r: { warm: WarmedUp }) => (r.warm.cpuPerRequest.length > 0 ? `; cold ${f(r.warm.cpuPerRequest[0])} ms, warmed ${r.warm.seconds} s${r.warm.settled ? '' : ', not settled'}` : '');
@@ -125,13 +129,13 @@ export async function systemBench(corpus: CorpusDoc[], searchWords: string[]): P
     // 2. One-word search and suggest at 16 clients, over the imported corpus alone, once the import's after-work is done.
     const settleSeconds = (await quiet(cpuNow)).seconds;
     const word = searchWords[0];
-    const search16 = await profilePhase('search', () => warmed(`${https}/api/v1/search?q=${encodeURIComponent(word)}`, { headers: { authorization: `Bearer ${token}` }, connections: 16, seconds: LOAD_SECONDS }));
+    const search16 = await warmed(`${https}/api/v1/search?q=${encodeURIComponent(word)}`, { headers: { authorization: `Bearer ${token}` }, connections: 16, seconds: LOAD_SECONDS }, 'search');
     const suggest16 = await warmed(`${https}/api/v1/search/suggest?q=${encodeURIComponent(word.slice(0, 2))}`, { headers: { authorization: `Bearer ${token}` }, connections: 16, seconds: LOAD_SECONDS });
 
     // 3. Single creates at 16 clients (unique titles, so no slug collisions), after the searches: their
     //    warm-up adds thousands of documents.
     const body = JSON.stringify({ title: 'Bench single create [<id>]', content: corpus[0].content, category: 'bench', tags: ['bench'] });
-    const creates = await profilePhase('creates', () => warmed(`${https}/api/v1/documents`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body, connections: 16, seconds: LOAD_SECONDS }));
+    const creates = await warmed(`${https}/api/v1/documents`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body, connections: 16, seconds: LOAD_SECONDS }, 'creates');
 
     // The creates' indexing and side work finish before the next step is measured.
     const expected = created + creates.warmCreated + (creates.requests - creates.non2xx - creates.errors);

@@ -17,7 +17,7 @@ export interface WarmUpPolicy {
   minRounds: number;
   /** Seconds of rounds at most; the load is measured then, settled or not (0: no warm-up). */
   maxSeconds: number;
-  /** Settled: a round's CPU per request within this share of the round before it (or lower than every earlier round by less than it). */
+  /** Settled: the last round's CPU per request no more than this share below the round before it. */
   tolerance: number;
 }
 
