@@ -20,7 +20,7 @@ export const eventPayloadOf = (t: string) => `(
        || CASE WHEN ${t}.started_at IS NOT NULL AND ${t}.finished_at IS NOT NULL
             THEN jsonb_build_object('duration_ms', round(extract(epoch FROM ${t}.finished_at - ${t}.started_at) * 1000)::bigint) ELSE '{}'::jsonb END
        || CASE WHEN ${t}.started_at IS NULL THEN '{"never_ran": true}'::jsonb ELSE '{}'::jsonb END
-       || jsonb_build_object('webhook', jsonb_typeof(${t}.request->'webhook') = 'string')
+       || jsonb_build_object('webhook', COALESCE(jsonb_typeof(${t}.request->'webhook') = 'string', false))
      ELSE '{}'::jsonb END)`;
 
 export const TASK_COLUMNS = `task_number, app_id, kind, account_id, api_key_id, status, mode, request, progress, result, comments, usage,

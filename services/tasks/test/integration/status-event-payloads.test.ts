@@ -1,0 +1,64 @@
+import { HotPool, createMemoryBus, silentLogger, TaskStatus, type BusMessage, type EventBus, type TaskStatusEvent } from '@tollgate/kit';
+import { useTestDatabase } from '@tollgate/kit/src/testing/postgres';
+import { createTasksDb, type TasksDb } from '../../src/db';
+import { statusEvent } from '../../src/domain/events';
+import { Outbox } from '../../src/repo/outbox';
+import { TaskRepo } from '../../src/repo/task-repo';
+
+// The status events a claim and a transition write are built by their statements, in SQL; a task
+// written from code gets its event from statusEvent(). Subscribers (billing's settlement, the
+// webhook fan-out) must see the same payload either way.
+describe('status events written by the queue statements', () => {
+  const database = useTestDatabase('tasks');
+  let db: TasksDb;
+  let hot: HotPool;
+  let bus: EventBus;
+  let repo: TaskRepo;
+  const seen: TaskStatusEvent[] = [];
+
+  beforeAll(async () => {
+    if (!database.available) return;
+    db = createTasksDb(database.url);
+    hot = new HotPool(database.url, { max: 2, maxWaiting: 100 });
+    bus = createMemoryBus();
+    await bus.watch('tasks.status.>', (m: BusMessage<TaskStatusEvent>) => void seen.push(m.data));
+    repo = new TaskRepo(db, hot, new Outbox(db, hot, bus, silentLogger()));
+  });
+  afterAll(async () => {
+    await bus?.close();
+    await hot?.end();
+    await db?.$disconnect();
+  });
+
+  async function runToCompletion(taskNumber: string, webhook?: string) {
+    const messages = [{ role: 'user', content: 'hello' }];
+    await repo.create({ taskNumber, appId: 'demo-agent', kind: 'agent', accountId: 7, apiKeyId: 9, mode: 'async', request: { messages, ...(webhook && { webhook }) }, idempotencyKey: null, requestHash: null });
+    const claimed = await repo.claimNext('worker-a', 30_000);
+    expect(claimed?.taskNumber).toBe(taskNumber);
+    const usage = { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 };
+    const done = await repo.transition(taskNumber, [TaskStatus.Running], TaskStatus.Completed, { result: { content: 'hi' }, usage }, 'worker-a');
+    expect(done).not.toBeNull();
+    await new Promise((r) => setImmediate(r));
+    return { claimed: claimed!, done: done! };
+  }
+
+  const eventsOf = (taskNumber: string) => seen.filter((e) => e.task_number === taskNumber);
+
+  it('says webhook: false on the final event of a submission without one, as statusEvent() does', async () => {
+    if (!database.available) return;
+    const { claimed, done } = await runToCompletion('TE-PLAIN-1');
+    const [created, running, final] = eventsOf('TE-PLAIN-1');
+    expect(created.status).toBe(TaskStatus.Waiting);
+    expect(running).toEqual(statusEvent(claimed).payload);
+    expect(final).toEqual(statusEvent(done).payload);
+    expect(final.webhook).toBe(false);
+  });
+
+  it('says webhook: true on the final event of a submission that named one', async () => {
+    if (!database.available) return;
+    const { done } = await runToCompletion('TE-HOOK-1', 'https://receiver.example/hook');
+    const final = eventsOf('TE-HOOK-1').at(-1)!;
+    expect(final).toEqual(statusEvent(done).payload);
+    expect(final.webhook).toBe(true);
+  });
+});
