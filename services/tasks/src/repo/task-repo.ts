@@ -6,6 +6,7 @@ import type { HotQueryable, HotQueryOptions } from '@tollgate/kit';
 import { toTask, toTaskFromSql } from './mappers';
 import type { Outbox } from './outbox';
 import { TaskInserts } from './task-inserts';
+import { TaskTransitions } from './task-transitions';
 import { Prisma, type TasksDb } from './prisma-types';
 import { TASK_COLUMNS, eventPayloadOf, jsonText, ts, type EventColumns, type TaskSqlRow } from './task-sql';
 
@@ -64,54 +65,33 @@ type Row = TaskSqlRow & EventColumns;
 
 const COUNT_WAITING_SQL = `SELECT count(*)::int AS n FROM (SELECT 1 FROM tasks WHERE mode = 'async' AND status = $1 LIMIT $2) w`;
 
-const TRANSITION_SQL = `
-  WITH t AS (
-    UPDATE tasks SET
-      status = $2,
-      progress = CASE WHEN $5::boolean THEN $6::jsonb ELSE progress END,
-      result = CASE WHEN $7::boolean THEN $8::jsonb ELSE result END,
-      comments = COALESCE($9::text, comments),
-      usage = CASE WHEN $10::boolean THEN $11::jsonb ELSE usage END,
-      started_at = CASE WHEN $12::boolean THEN $14::timestamp ELSE started_at END,
-      finished_at = CASE WHEN $13::boolean THEN $14::timestamp ELSE finished_at END,
-      lease_owner = CASE WHEN $13::boolean THEN NULL ELSE lease_owner END,
-      lease_expires_at = CASE WHEN $13::boolean THEN NULL ELSE lease_expires_at END,
-      updated_at = $14::timestamp
-    WHERE task_number = $1 AND status = ANY($3::text[]) AND ($4::text IS NULL OR lease_owner = $4::text)
-    RETURNING *
-  ), e AS (
-    INSERT INTO task_events (task_number, subject, payload)
-    SELECT task_number, 'tasks.status.' || task_number, ${eventPayloadOf('t')} FROM t
-    RETURNING id, subject, payload
-  )
-  SELECT t.*, e.id::text AS event_id, e.subject AS event_subject, e.payload AS event_payload FROM t LEFT JOIN e ON true`;
-
 /**
- * Claims the oldest claimable async task: a waiting one, or a running one whose lease ran out (its
- * worker stopped), whichever is older. The waiting one is the head of the queue's own partial index
- * (`tasks_waiting_queue_idx`, the waiting async tasks in id order), so a claim reads a few pages
- * however many tasks wait or have finished; running tasks are few (the workers' slots). When both
- * heads exist, the one not taken stays locked until the statement commits: a concurrent claim
- * skips it and takes the next, so no task is ever claimed twice.
+ * Claims the oldest claimable async tasks, at most $4: waiting ones, or running ones whose lease ran
+ * out (their worker stopped), oldest first whichever kind. The waiting ones are the head of the
+ * queue's own partial index (`tasks_waiting_queue_idx`, the waiting async tasks in id order), so a
+ * claim reads a few pages however many tasks wait or have finished; running tasks are few (the
+ * workers' slots). Heads locked but not taken stay locked until the statement commits: a concurrent
+ * claim skips them and takes the next, so no task is ever claimed twice.
  */
 export const CLAIM_SQL = `
   WITH waiting AS (
     SELECT id FROM tasks WHERE mode = 'async' AND status = '${TaskStatus.Waiting}'
-    ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED
+    ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED
   ), expired AS (
     SELECT id FROM tasks WHERE mode = 'async' AND status = '${TaskStatus.Running}' AND lease_expires_at < $3::timestamp
-    ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED
+    ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED
   ), c AS (
     UPDATE tasks SET status = '${TaskStatus.Running}', lease_owner = $1, lease_expires_at = $2::timestamp,
            attempts = attempts + 1, started_at = COALESCE(started_at, $3::timestamp), updated_at = $3::timestamp
-    WHERE id = (SELECT min(id) FROM (SELECT id FROM waiting UNION ALL SELECT id FROM expired) heads)
+    WHERE id IN (SELECT id FROM (SELECT id FROM waiting UNION ALL SELECT id FROM expired) heads ORDER BY id LIMIT $4)
     RETURNING *
   ), e AS (
     INSERT INTO task_events (task_number, subject, payload)
-    SELECT task_number, 'tasks.status.' || task_number, ${eventPayloadOf('c')} FROM c WHERE c.attempts = 1
-    RETURNING id, subject, payload
+    SELECT task_number, 'tasks.status.' || task_number, ${eventPayloadOf('c')} FROM c WHERE c.attempts = 1 ORDER BY c.id
+    RETURNING id, task_number, subject, payload
   )
-  SELECT c.*, e.id::text AS event_id, e.subject AS event_subject, e.payload AS event_payload FROM c LEFT JOIN e ON true`;
+  SELECT c.*, e.id::text AS event_id, e.subject AS event_subject, e.payload AS event_payload
+  FROM c LEFT JOIN e ON e.task_number = c.task_number ORDER BY c.id`;
 
 /**
  * Tasks in PostgreSQL. Every state change is one statement that also writes its status event to
@@ -121,6 +101,7 @@ export const CLAIM_SQL = `
 export class TaskRepo {
   private readonly estimates: ListEstimates<TaskFilter>;
   private readonly inserts: TaskInserts;
+  private readonly transitions: TaskTransitions;
 
   constructor(
     private readonly db: TasksDb,
@@ -130,6 +111,7 @@ export class TaskRepo {
   ) {
     this.estimates = new ListEstimates((filter) => this.estimateMatching(filter), estimates);
     this.inserts = new TaskInserts(hot);
+    this.transitions = new TaskTransitions(hot);
   }
 
   /**
@@ -225,36 +207,38 @@ export class TaskRepo {
    * leased by it), writing its status event, in one statement; null when that no longer holds.
    */
   async transition(taskNumber: string, from: TaskStatus[], to: TaskStatus, change: TaskChange = {}, leaseOwner?: string): Promise<TaskRecord | null> {
-    const final = isFinal(to);
-    const starting = to === TaskStatus.Running && !from.includes(TaskStatus.Running);
-    const { rows } = await this.hot.query<Row>(TRANSITION_SQL, [
+    const row = await this.transitions.apply({
       taskNumber,
       to,
       from,
-      leaseOwner ?? null,
-      change.progress !== undefined,
-      change.progress !== undefined ? jsonText(change.progress) : null,
-      change.result !== undefined,
-      change.result !== undefined ? jsonText(change.result) : null,
-      change.comments ?? null,
-      change.usage !== undefined,
-      change.usage !== undefined ? jsonText(change.usage) : null,
-      starting,
-      final,
-      ts(new Date()),
-    ]);
-    return rows[0] ? this.published(rows[0]) : null;
+      leaseOwner: leaseOwner ?? null,
+      progress: change.progress !== undefined ? jsonText(change.progress) : undefined,
+      result: change.result !== undefined ? jsonText(change.result) : undefined,
+      usage: change.usage !== undefined ? jsonText(change.usage) : undefined,
+      comments: change.comments ?? null,
+      starting: to === TaskStatus.Running && !from.includes(TaskStatus.Running),
+      final: isFinal(to),
+      at: ts(new Date()),
+    });
+    return row ? this.published(row) : null;
   }
 
   /**
-   * Claims the oldest waiting async task, or one whose lease expired, for `owner`, in one statement
-   * (`FOR UPDATE SKIP LOCKED`: replicas never claim the same task). The 执行中 event is written on
-   * the first claim only; a re-claim is not a state change.
+   * Claims up to `limit` of the oldest waiting async tasks, or ones whose lease expired, for `owner`,
+   * in one statement (`FOR UPDATE SKIP LOCKED`: replicas never claim the same task), oldest first.
+   * The 执行中 event is written on the first claim only; a re-claim is not a state change.
    */
-  async claimNext(owner: string, leaseMs: number): Promise<TaskRecord | null> {
+  async claim(owner: string, leaseMs: number, limit: number): Promise<TaskRecord[]> {
     const now = new Date();
-    const { rows } = await this.hot.query<Row>(CLAIM_SQL, [owner, ts(new Date(now.getTime() + leaseMs)), ts(now)]);
-    return rows[0] ? this.published(rows[0]) : null;
+    const { rows } = await this.hot.query<Row>(CLAIM_SQL, [owner, ts(new Date(now.getTime() + leaseMs)), ts(now), limit]);
+    const claimed: TaskRecord[] = [];
+    for (const row of rows) claimed.push(await this.published(row));
+    return claimed;
+  }
+
+  /** The oldest claimable task alone (see claim()). */
+  async claimNext(owner: string, leaseMs: number): Promise<TaskRecord | null> {
+    return (await this.claim(owner, leaseMs, 1))[0] ?? null;
   }
 
   private async published(row: Row): Promise<TaskRecord> {

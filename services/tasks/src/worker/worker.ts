@@ -70,9 +70,11 @@ export class Worker {
       do {
         this.again = false;
         while (this.active && this.inflight.size < this.settings.slots) {
-          const task = await this.deps.tasks.claimNext(this.deps.settings.workerId, this.deps.settings.leaseMs);
-          if (!task) break;
-          this.spawn(task);
+          // Every free slot in one statement: slots freed while a claim runs are filled by the next.
+          const free = this.settings.slots - this.inflight.size;
+          const tasks = await this.deps.tasks.claim(this.deps.settings.workerId, this.deps.settings.leaseMs, free);
+          for (const task of tasks) this.spawn(task);
+          if (tasks.length < free) break;
         }
       } while (this.again && this.active);
     } catch (err) {

@@ -76,6 +76,20 @@ describe('claiming the next async task', () => {
     expect(after).toBeLessThan(before + 20);
   });
 
+  it('claims several tasks in one statement, oldest first, and two claims at once never share one', async () => {
+    if (!database.available) return;
+    const [a, b] = await Promise.all([repo.claim('batch-a', 30_000, 5), repo.claim('batch-b', 30_000, 5)]);
+    const numbers = [...a, ...b].map((t) => t.taskNumber);
+    expect(new Set(numbers).size).toBe(10);
+    for (const [owner, claimed] of [['batch-a', a], ['batch-b', b]] as const) {
+      expect(claimed).toHaveLength(5);
+      expect(claimed.map((t) => t.taskNumber)).toEqual(claimed.map((t) => t.taskNumber).sort());
+      expect(claimed.every((t) => t.status === TaskStatus.Running && t.leaseOwner === owner && t.attempts === 1)).toBe(true);
+    }
+    const { rows } = await hot.query<{ n: number }>('SELECT count(*)::int AS n FROM tasks WHERE lease_owner = ANY($1::text[])', [['batch-a', 'batch-b']]);
+    expect(rows[0].n).toBe(10);
+  });
+
   /** Pages one claim reads and writes, from its plan (the claim is rolled back). */
   async function claimPages(): Promise<number> {
     const client = new pg.Client({ connectionString: database.url });
@@ -84,7 +98,7 @@ describe('claiming the next async task', () => {
       await client.query('BEGIN');
       const now = new Date().toISOString().replace('T', ' ').replace('Z', '');
       const lease = new Date(Date.now() + 30_000).toISOString().replace('T', ' ').replace('Z', '');
-      const { rows } = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${CLAIM_SQL}`, ['worker-d', lease, now]);
+      const { rows } = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${CLAIM_SQL}`, ['worker-d', lease, now, 1]);
       const plan = rows[0]['QUERY PLAN'][0].Plan;
       return plan['Shared Hit Blocks'] + plan['Shared Read Blocks'];
     } finally {

@@ -2,6 +2,7 @@ import { HotPool, createMemoryBus, silentLogger, TaskStatus, type BusMessage, ty
 import { useTestDatabase } from '@tollgate/kit/src/testing/postgres';
 import { createTasksDb, type TasksDb } from '../../src/db';
 import { statusEvent } from '../../src/domain/events';
+import type { TaskRequest } from '../../src/domain/types';
 import { Outbox } from '../../src/repo/outbox';
 import { TaskRepo } from '../../src/repo/task-repo';
 
@@ -30,9 +31,10 @@ describe('status events written by the queue statements', () => {
     await db?.$disconnect();
   });
 
+  const requestOf = (webhook?: string): TaskRequest => ({ messages: [{ role: 'user', content: 'hello' }], call_params: {}, stream: false, ...(webhook && { webhook }) });
+
   async function runToCompletion(taskNumber: string, webhook?: string) {
-    const messages = [{ role: 'user', content: 'hello' }];
-    await repo.create({ taskNumber, appId: 'demo-agent', kind: 'agent', accountId: 7, apiKeyId: 9, mode: 'async', request: { messages, ...(webhook && { webhook }) }, idempotencyKey: null, requestHash: null });
+    await repo.create({ taskNumber, appId: 'demo-agent', kind: 'agent', accountId: 7, apiKeyId: 9, mode: 'async', request: requestOf(webhook), idempotencyKey: null, requestHash: null });
     const claimed = await repo.claimNext('worker-a', 30_000);
     expect(claimed?.taskNumber).toBe(taskNumber);
     const usage = { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 };
@@ -60,5 +62,20 @@ describe('status events written by the queue statements', () => {
     const final = eventsOf('TE-HOOK-1').at(-1)!;
     expect(final).toEqual(statusEvent(done).payload);
     expect(final.webhook).toBe(true);
+  });
+
+  it('writes one 执行中 event per task when several are claimed in one statement', async () => {
+    if (!database.available) return;
+    const numbers = ['TE-BATCH-1', 'TE-BATCH-2', 'TE-BATCH-3'];
+    for (const taskNumber of numbers) {
+      await repo.create({ taskNumber, appId: 'demo-agent', kind: 'agent', accountId: 7, apiKeyId: 9, mode: 'async', request: requestOf(), idempotencyKey: null, requestHash: null });
+    }
+    const claimed = await repo.claim('worker-b', 30_000, 5);
+    expect(claimed.map((t) => t.taskNumber)).toEqual(numbers);
+    await new Promise((r) => setImmediate(r));
+    for (const task of claimed) {
+      const running = eventsOf(task.taskNumber).filter((e) => e.status === TaskStatus.Running);
+      expect(running).toEqual([statusEvent(task).payload]);
+    }
   });
 });
