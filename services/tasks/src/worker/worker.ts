@@ -60,8 +60,11 @@ export class Worker {
       return;
     }
     this.pumping = true;
-    void this.pump().finally(() => {
-      this.pumping = false;
+    // Slots freed in the same turn (runs whose finishes shared a statement) are claimed together.
+    setImmediate(() => {
+      void this.pump().finally(() => {
+        this.pumping = false;
+      });
     });
   }
 
