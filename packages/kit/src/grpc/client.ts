@@ -49,6 +49,11 @@ function deadlineFor(timeoutMs: number, inherited: number | undefined): number {
 export function createGrpcClient<C extends Client>(Ctor: ClientCtor<C>, address: string, defaults: { timeoutMs?: number } = {}): GrpcClient<C> {
   const raw = new Ctor(address, credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 30_000,
+    // A restarted service is called again within about a second of its return: the backoff between
+    // reconnect attempts grows from 250 ms to at most 1 s (grpc-js: 1 s to 120 s), and every call
+    // while it waits fails at once with UNAVAILABLE.
+    'grpc.initial_reconnect_backoff_ms': 250,
+    'grpc.max_reconnect_backoff_ms': 1_000,
     'grpc.max_receive_message_length': 16 * 1024 * 1024,
     'grpc.enable_channelz': 0,
   });
