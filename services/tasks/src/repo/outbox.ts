@@ -6,8 +6,9 @@ const KEEP_PUBLISHED_MS = 24 * 3_600_000;
 
 /**
  * Publishes the task_events rows written by each status change. The statement that wrote one hands
- * it over (`committed()`): it is published at once and marked published in bulk with the others of
- * the last period, not one round trip per event. A periodic sweep publishes the rows nobody handed
+ * it over (`committed()`): it is published at once and deleted in bulk with the others of the last
+ * period, not one round trip per event (a published row has no further use; deleting it writes no
+ * new row version and no index entry, where marking it published wrote both). A periodic sweep publishes the rows nobody handed
  * over within `graceMs` (a replica stopped between its commit and its publish). At least once; the
  * message id (task number + row id) lets the bus drop repeats.
  */
@@ -60,6 +61,7 @@ export class Outbox {
   start(intervalMs: number): void {
     this.timer = setInterval(() => {
       void this.flush();
+      // Rows that versions before the delete-on-publish marked published.
       void this.db.taskEvent.deleteMany({ where: { publishedAt: { lt: new Date(Date.now() - KEEP_PUBLISHED_MS) } } }).catch(() => undefined);
     }, intervalMs);
     this.timer.unref();
@@ -75,7 +77,7 @@ export class Outbox {
     while (this.sent.length > 0) {
       const ids = this.sent.splice(0, 5_000);
       try {
-        await this.hot.query('UPDATE task_events SET published_at = now() WHERE id = ANY($1::bigint[]) AND published_at IS NULL', [ids]);
+        await this.hot.query('DELETE FROM task_events WHERE id = ANY($1::bigint[])', [ids]);
       } catch (err) {
         this.sent.unshift(...ids);
         throw err;
@@ -94,7 +96,7 @@ export class Outbox {
         await this.bus.publish(row.subject, payload, { msgId: `${row.task_number}:${row.id}` });
       }
       if (rows.length > 0) {
-        await tx.taskEvent.updateMany({ where: { id: { in: rows.map((r) => r.id) } }, data: { publishedAt: new Date() } });
+        await tx.taskEvent.deleteMany({ where: { id: { in: rows.map((r) => r.id) } } });
       }
       return rows.length;
     });
