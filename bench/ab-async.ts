@@ -9,39 +9,23 @@
  *   pnpm exec tsx bench/ab-async.ts <checkout A> <checkout B> [count] [rounds]
  *   (default: 3000 submissions, 6 rounds each, after one unmeasured round each)
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { startAbServer, type AbServer } from './ab-side';
 import { postgresCpuMs, processCpuMs } from './cpu';
 import { CHAT_BODY } from './load';
+import { median } from './report';
 import { quiet } from './warm-up';
 
 const [dirA, dirB, count = '3000', rounds = '6'] = process.argv.slice(2);
 const PATH = '/v1/agent/demo-agent/async';
 
-interface Side {
-  name: 'A' | 'B';
-  http: string;
-  apiKey: string;
-  pid: number;
-  postmaster: number;
-  child: ChildProcess;
+interface Side extends AbServer {
   tollgate: number[];
   postgres: number[];
   submissions: number[];
 }
 
-function start(name: 'A' | 'B', checkout: string): Promise<Side> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'ab-serve.ts'), checkout], { cwd: checkout, stdio: ['pipe', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      if (out.includes('\n')) resolve({ name, ...(JSON.parse(out.split('\n')[0]) as Pick<Side, 'http' | 'apiKey' | 'pid' | 'postmaster'>), child, tollgate: [], postgres: [], submissions: [] });
-    });
-    child.on('exit', (code) => reject(new Error(`${name} (${checkout}) exited ${code}`)));
-  });
-}
+const start = async (name: 'A' | 'B', checkout: string): Promise<Side> => ({ ...(await startAbServer(name, checkout)), tollgate: [], postgres: [], submissions: [] });
 
 const cpuOf = (s: Side) => processCpuMs(s.pid) + postgresCpuMs(s.postmaster);
 
@@ -69,7 +53,6 @@ async function round(s: Side, both: Side[], amount: number): Promise<void> {
   s.submissions.push(amount / seconds);
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ratio = (a: number[], b: number[]) => median(a.map((x, i) => b[i] / x)).toFixed(3);
 
 async function main(): Promise<void> {

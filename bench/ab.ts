@@ -9,8 +9,7 @@
  *   pnpm exec tsx bench/ab.ts <checkout A> <checkout B> [path] [clients] [rounds] [seconds]
  *   (default: POST /v1/agent/demo-agent/sync, 16 clients, 10 rounds of 5 s, after 8 s of warm-up each)
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import { startAbServer, type AbServer } from './ab-side';
 import { postgresCpuMs, processCpuMs } from './cpu';
 import { CHAT_BODY, runLoad } from './load';
 import { median } from './report';
@@ -18,27 +17,11 @@ import { median } from './report';
 const [dirA, dirB, path = '/v1/agent/demo-agent/sync', clients = '16', rounds = '10', seconds = '5'] = process.argv.slice(2);
 const WARMUP_SECONDS = 8;
 
-interface Side {
-  name: 'A' | 'B';
-  http: string;
-  apiKey: string;
-  pid: number;
-  postmaster: number;
-  child: ChildProcess;
+interface Side extends AbServer {
   runs: Array<{ rps: number; p50: number; p99: number; cpu: number; pg: number }>;
 }
 
-function start(name: 'A' | 'B', checkout: string): Promise<Side> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'ab-serve.ts'), checkout], { cwd: checkout, stdio: ['pipe', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      if (out.includes('\n')) resolve({ name, ...(JSON.parse(out.split('\n')[0]) as Omit<Side, 'name' | 'child' | 'runs'>), child, runs: [] });
-    });
-    child.on('exit', (code) => reject(new Error(`${name} (${checkout}) exited ${code}`)));
-  });
-}
+const start = async (name: 'A' | 'B', checkout: string): Promise<Side> => ({ ...(await startAbServer(name, checkout)), runs: [] });
 
 async function load(side: Side, secs: number, record: boolean): Promise<void> {
   const cpu0 = processCpuMs(side.pid);

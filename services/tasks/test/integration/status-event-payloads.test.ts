@@ -1,34 +1,25 @@
-import { HotPool, createMemoryBus, silentLogger, TaskStatus, type BusMessage, type EventBus, type TaskStatusEvent } from '@tollgate/kit';
+import { TaskStatus } from '@tollgate/kit';
 import { useTestDatabase } from '@tollgate/kit/src/testing/postgres';
-import { createTasksDb, type TasksDb } from '../../src/db';
 import { statusEvent } from '../../src/domain/events';
 import type { TaskRequest } from '../../src/domain/types';
-import { Outbox } from '../../src/repo/outbox';
-import { TaskRepo } from '../../src/repo/task-repo';
+import type { TaskRepo } from '../../src/repo/task-repo';
+import { taskRepoHarness, type TaskRepoHarness } from '../support/task-repo';
 
 // The status events a claim and a transition write are built by their statements, in SQL; a task
 // written from code gets its event from statusEvent(). Subscribers (billing's settlement, the
 // webhook fan-out) must see the same payload either way.
 describe('status events written by the queue statements', () => {
   const database = useTestDatabase('tasks');
-  let db: TasksDb;
-  let hot: HotPool;
-  let bus: EventBus;
+  let h: TaskRepoHarness;
   let repo: TaskRepo;
-  const seen: TaskStatusEvent[] = [];
 
   beforeAll(async () => {
     if (!database.available) return;
-    db = createTasksDb(database.url);
-    hot = new HotPool(database.url, { max: 2, maxWaiting: 100 });
-    bus = createMemoryBus();
-    await bus.watch('tasks.status.>', (m: BusMessage<TaskStatusEvent>) => void seen.push(m.data));
-    repo = new TaskRepo(db, hot, new Outbox(db, hot, bus, silentLogger()));
+    h = await taskRepoHarness(database.url);
+    repo = h.repo;
   });
   afterAll(async () => {
-    await bus?.close();
-    await hot?.end();
-    await db?.$disconnect();
+    await h?.close();
   });
 
   const requestOf = (webhook?: string): TaskRequest => ({ messages: [{ role: 'user', content: 'hello' }], call_params: {}, stream: false, ...(webhook && { webhook }) });
@@ -44,7 +35,7 @@ describe('status events written by the queue statements', () => {
     return { claimed: claimed!, done: done! };
   }
 
-  const eventsOf = (taskNumber: string) => seen.filter((e) => e.task_number === taskNumber);
+  const eventsOf = (taskNumber: string) => h.events.filter((e) => e.task_number === taskNumber);
 
   it('says webhook: false on the final event of a submission without one, as statusEvent() does', async () => {
     if (!database.available) return;

@@ -1,9 +1,9 @@
-import { HotPool, createMemoryBus, silentLogger, TaskStatus, type BusMessage, type EventBus, type TaskStatusEvent } from '@tollgate/kit';
+import { silentLogger, TaskStatus } from '@tollgate/kit';
 import { useTestDatabase } from '@tollgate/kit/src/testing/postgres';
-import { createTasksDb, type TasksDb } from '../../src/db';
 import type { TaskRequest } from '../../src/domain/types';
 import { Outbox } from '../../src/repo/outbox';
 import { TaskRepo } from '../../src/repo/task-repo';
+import { taskRepoHarness, type TaskRepoHarness } from '../support/task-repo';
 
 const request: TaskRequest = { messages: [{ role: 'user', content: 'hello' }], call_params: {}, stream: false };
 
@@ -12,31 +12,23 @@ const request: TaskRequest = { messages: [{ role: 'user', content: 'hello' }], c
 // sweep and then deleted as well.
 describe('the tasks outbox', () => {
   const database = useTestDatabase('tasks');
-  let db: TasksDb;
-  let hot: HotPool;
-  let bus: EventBus;
-  const seen: TaskStatusEvent[] = [];
+  let h: TaskRepoHarness;
 
   beforeAll(async () => {
     if (!database.available) return;
-    db = createTasksDb(database.url);
-    hot = new HotPool(database.url, { max: 2, maxWaiting: 100 });
-    bus = createMemoryBus();
-    await bus.watch('tasks.status.>', (m: BusMessage<TaskStatusEvent>) => void seen.push(m.data));
+    h = await taskRepoHarness(database.url);
   });
   afterAll(async () => {
-    await bus?.close();
-    await hot?.end();
-    await db?.$disconnect();
+    await h?.close();
   });
 
   const rowsOf = async (taskNumbers: string[]) =>
-    (await hot.query<{ task_number: string }>('SELECT task_number FROM task_events WHERE task_number = ANY($1::text[])', [taskNumbers])).rows.length;
+    (await h.hot.query<{ task_number: string }>('SELECT task_number FROM task_events WHERE task_number = ANY($1::text[])', [taskNumbers])).rows.length;
 
   it('deletes the rows of published events with one statement per period', async () => {
     if (!database.available) return;
-    const outbox = new Outbox(db, hot, bus, silentLogger());
-    const repo = new TaskRepo(db, hot, outbox);
+    const outbox = new Outbox(h.db, h.hot, h.bus, silentLogger());
+    const repo = new TaskRepo(h.db, h.hot, outbox);
     const numbers = ['TO-PUB-1', 'TO-PUB-2'];
     for (const taskNumber of numbers) {
       await repo.create({ taskNumber, appId: 'demo-agent', kind: 'agent', accountId: 1, apiKeyId: 1, mode: 'async', request, idempotencyKey: null, requestHash: null });
@@ -45,19 +37,19 @@ describe('the tasks outbox', () => {
     expect(await rowsOf(numbers)).toBe(4);
     await outbox.flush();
     expect(await rowsOf(numbers)).toBe(0);
-    expect(seen.filter((e) => numbers.includes(e.task_number)).map((e) => e.status)).toEqual([TaskStatus.Waiting, TaskStatus.Waiting, TaskStatus.Running, TaskStatus.Running]);
+    expect(h.events.filter((e) => numbers.includes(e.task_number)).map((e) => e.status)).toEqual([TaskStatus.Waiting, TaskStatus.Waiting, TaskStatus.Running, TaskStatus.Running]);
   });
 
   it('publishes a row nobody handed over once its grace period is over, then deletes it', async () => {
     if (!database.available) return;
     const payload = { task_number: 'TO-LEFT-1', status: TaskStatus.Waiting, kind: 'agent', app_id: 'demo-agent', account_id: 1, api_key_id: 1, at: new Date().toISOString() };
-    await hot.query(`INSERT INTO task_events (task_number, subject, payload, created_at) VALUES ($1, $2, $3::jsonb, LOCALTIMESTAMP - interval '1 minute')`, [
+    await h.hot.query(`INSERT INTO task_events (task_number, subject, payload, created_at) VALUES ($1, $2, $3::jsonb, LOCALTIMESTAMP - interval '1 minute')`, [
       'TO-LEFT-1',
       'tasks.status.TO-LEFT-1',
       JSON.stringify(payload),
     ]);
-    await new Outbox(db, hot, bus, silentLogger(), 10_000).flush();
-    expect(seen.filter((e) => e.task_number === 'TO-LEFT-1')).toEqual([payload]);
+    await new Outbox(h.db, h.hot, h.bus, silentLogger(), 10_000).flush();
+    expect(h.events.filter((e) => e.task_number === 'TO-LEFT-1')).toEqual([payload]);
     expect(await rowsOf(['TO-LEFT-1'])).toBe(0);
   });
 });

@@ -1,10 +1,9 @@
-import { HotPool, createMemoryBus, silentLogger, TaskStatus, type BusMessage, type EventBus, type HotQueryable, type TaskStatusEvent } from '@tollgate/kit';
+import { TaskStatus } from '@tollgate/kit';
 import { useTestDatabase } from '@tollgate/kit/src/testing/postgres';
-import { createTasksDb, type TasksDb } from '../../src/db';
 import { statusEvent } from '../../src/domain/events';
 import type { TaskRequest } from '../../src/domain/types';
-import { Outbox } from '../../src/repo/outbox';
-import { TaskRepo } from '../../src/repo/task-repo';
+import type { TaskRepo } from '../../src/repo/task-repo';
+import { taskRepoHarness, type TaskRepoHarness } from '../support/task-repo';
 
 const request: TaskRequest = { messages: [{ role: 'user', content: 'hello' }], call_params: {}, stream: false };
 const usage = { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 };
@@ -13,31 +12,22 @@ const usage = { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 };
 // own task back (or null), with its own event, exactly as if it had been written alone.
 describe('task state changes written together', () => {
   const database = useTestDatabase('tasks');
-  let db: TasksDb;
-  let hot: HotPool;
-  let bus: EventBus;
+  let h: TaskRepoHarness;
   let repo: TaskRepo;
   const statements: string[] = [];
-  const events: TaskStatusEvent[] = [];
 
   beforeAll(async () => {
     if (!database.available) return;
-    db = createTasksDb(database.url);
-    hot = new HotPool(database.url, { max: 4, maxWaiting: 1_000 });
-    const counted: HotQueryable = {
+    h = await taskRepoHarness(database.url, (hot) => ({
       query: (text, values, options) => {
         statements.push(text);
         return hot.query(text, values, options);
       },
-    };
-    bus = createMemoryBus();
-    await bus.watch('tasks.status.>', (m: BusMessage<TaskStatusEvent>) => void events.push(m.data));
-    repo = new TaskRepo(db, counted, new Outbox(db, counted, bus, silentLogger()));
+    }));
+    repo = h.repo;
   });
   afterAll(async () => {
-    await bus?.close();
-    await hot?.end();
-    await db?.$disconnect();
+    await h?.close();
   });
 
   async function running(prefix: string, n: number, owner: string) {
@@ -62,7 +52,7 @@ describe('task state changes written together', () => {
     done.forEach((task, i) => {
       expect(task).toMatchObject({ taskNumber: numbers[i], status: TaskStatus.Completed, result: { content: `answer ${i}` }, usage, leaseOwner: null });
       expect(task!.finishedAt).toBeInstanceOf(Date);
-      const final = events.filter((e) => e.task_number === numbers[i] && e.status === TaskStatus.Completed);
+      const final = h.events.filter((e) => e.task_number === numbers[i] && e.status === TaskStatus.Completed);
       expect(final).toEqual([statusEvent(task!).payload]);
     });
   });
@@ -78,7 +68,7 @@ describe('task state changes written together', () => {
     expect(wrongStatus).toBeNull();
     expect(wrongOwner).toBeNull();
     expect(right).toMatchObject({ status: TaskStatus.Failed, comments: 'upstream failed' });
-    const { rows } = await hot.query<{ task_number: string; status: string }>('SELECT task_number, status FROM tasks WHERE task_number = ANY($1::text[]) ORDER BY task_number', [[a, b, c]]);
+    const { rows } = await h.hot.query<{ task_number: string; status: string }>('SELECT task_number, status FROM tasks WHERE task_number = ANY($1::text[]) ORDER BY task_number', [[a, b, c]]);
     expect(rows.map((r) => r.status)).toEqual([TaskStatus.Running, TaskStatus.Running, TaskStatus.Failed]);
   });
 
