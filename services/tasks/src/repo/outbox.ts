@@ -8,9 +8,9 @@ const KEEP_PUBLISHED_MS = 24 * 3_600_000;
  * Publishes the task_events rows written by each status change. The statement that wrote one hands
  * it over (`committed()`): it is published at once and deleted in bulk with the others of the last
  * period, not one round trip per event (a published row has no further use; deleting it writes no
- * new row version and no index entry, where marking it published wrote both). A periodic sweep publishes the rows nobody handed
- * over within `graceMs` (a replica stopped between its commit and its publish). At least once; the
- * message id (task number + row id) lets the bus drop repeats.
+ * new row version and no index entry, where marking it published wrote both). A periodic sweep
+ * publishes the rows nobody handed over within `graceMs` (a replica stopped between its commit and
+ * its publish). At least once; the message id (task number + row id) lets the bus drop repeats.
  */
 export class Outbox {
   private running: Promise<void> | undefined;

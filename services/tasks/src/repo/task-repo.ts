@@ -236,11 +236,6 @@ export class TaskRepo {
     return claimed;
   }
 
-  /** The oldest claimable task alone (see claim()). */
-  async claimNext(owner: string, leaseMs: number): Promise<TaskRecord | null> {
-    return (await this.claim(owner, leaseMs, 1))[0] ?? null;
-  }
-
   private async published(row: Row): Promise<TaskRecord> {
     if (row.event_id && row.event_subject) await this.outbox.committed(row.event_id, row.event_subject, row.event_payload as object);
     return toTaskFromSql(row);

@@ -29,46 +29,39 @@ const TRANSITION_BATCH = 100;
 /** A deadlock with another replica's statement, or a value PostgreSQL refused: each change is written on its own. */
 const oneByOne = (err: unknown) => /^(40P01|22|23)/.test((err as { code?: string }).code ?? '');
 
-const SET_COLUMNS = (i: string) => `
-      status = ${i}.status,
-      progress = CASE WHEN ${i}.set_progress THEN ${i}.progress::jsonb ELSE tasks.progress END,
-      result = CASE WHEN ${i}.set_result THEN ${i}.result::jsonb ELSE tasks.result END,
-      comments = COALESCE(${i}.comments, tasks.comments),
-      usage = CASE WHEN ${i}.set_usage THEN ${i}.usage::jsonb ELSE tasks.usage END,
-      started_at = CASE WHEN ${i}.starting THEN ${i}.at::timestamp ELSE tasks.started_at END,
-      finished_at = CASE WHEN ${i}.final THEN ${i}.at::timestamp ELSE tasks.finished_at END,
-      lease_owner = CASE WHEN ${i}.final THEN NULL ELSE tasks.lease_owner END,
-      lease_expires_at = CASE WHEN ${i}.final THEN NULL ELSE tasks.lease_expires_at END,
-      updated_at = ${i}.at::timestamp`;
+/** The columns of one change, as the statement reads them, with their types. */
+const INPUT: ReadonlyArray<readonly [string, string]> = [
+  ['task_number', 'text'],
+  ['status', 'text'],
+  // The `from` statuses joined by a comma (none of them has one).
+  ['from_statuses', 'text'],
+  ['lease_owner', 'text'],
+  ['set_progress', 'boolean'],
+  ['progress', 'text'],
+  ['set_result', 'boolean'],
+  ['result', 'text'],
+  ['comments', 'text'],
+  ['set_usage', 'boolean'],
+  ['usage', 'text'],
+  ['starting', 'boolean'],
+  ['final', 'boolean'],
+  ['at', 'text'],
+];
 
-const INPUT_COLUMNS = 'task_number, status, from_statuses, lease_owner, set_progress, progress, set_result, result, comments, set_usage, usage, starting, final, at';
-
-/** One change: the task's row if it was in one of the `from` statuses (and leased by the owner), with its event. */
-const TRANSITION_SQL = `
-  WITH i AS (
-    SELECT $1::text AS task_number, $2::text AS status, $3::text[] AS from_statuses, $4::text AS lease_owner,
-           $5::boolean AS set_progress, $6::text AS progress, $7::boolean AS set_result, $8::text AS result, $9::text AS comments,
-           $10::boolean AS set_usage, $11::text AS usage, $12::boolean AS starting, $13::boolean AS final, $14::text AS at
-  ), t AS (
-    UPDATE tasks SET ${SET_COLUMNS('i')}
-    FROM i
-    WHERE tasks.task_number = i.task_number AND tasks.status = ANY(i.from_statuses) AND (i.lease_owner IS NULL OR tasks.lease_owner = i.lease_owner)
-    RETURNING tasks.*
-  ), e AS (
-    INSERT INTO task_events (task_number, subject, payload)
-    SELECT task_number, 'tasks.status.' || task_number, ${eventPayloadOf('t')} FROM t
-    RETURNING id, subject, payload
-  )
-  SELECT t.*, e.id::text AS event_id, e.subject AS event_subject, e.payload AS event_payload FROM t LEFT JOIN e ON true`;
-
-/** The same for many changes of different tasks (`from` statuses joined by a comma, none of which has one). */
-const TRANSITION_MANY_SQL = `
-  WITH i AS (
-    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::text[], $7::boolean[], $8::text[], $9::text[],
-                         $10::boolean[], $11::text[], $12::boolean[], $13::boolean[], $14::text[])
-      AS i(${INPUT_COLUMNS})
-  ), t AS (
-    UPDATE tasks SET ${SET_COLUMNS('i')}
+/** Applies the changes of `i` whose task is in one of their `from` statuses (and leased by their owner), writing each one's event. */
+const changeSql = (input: string) => `
+  WITH i AS (${input}), t AS (
+    UPDATE tasks SET
+      status = i.status,
+      progress = CASE WHEN i.set_progress THEN i.progress::jsonb ELSE tasks.progress END,
+      result = CASE WHEN i.set_result THEN i.result::jsonb ELSE tasks.result END,
+      comments = COALESCE(i.comments, tasks.comments),
+      usage = CASE WHEN i.set_usage THEN i.usage::jsonb ELSE tasks.usage END,
+      started_at = CASE WHEN i.starting THEN i.at::timestamp ELSE tasks.started_at END,
+      finished_at = CASE WHEN i.final THEN i.at::timestamp ELSE tasks.finished_at END,
+      lease_owner = CASE WHEN i.final THEN NULL ELSE tasks.lease_owner END,
+      lease_expires_at = CASE WHEN i.final THEN NULL ELSE tasks.lease_expires_at END,
+      updated_at = i.at::timestamp
     FROM i
     WHERE tasks.task_number = i.task_number AND tasks.status = ANY(string_to_array(i.from_statuses, ','))
       AND (i.lease_owner IS NULL OR tasks.lease_owner = i.lease_owner)
@@ -80,11 +73,18 @@ const TRANSITION_MANY_SQL = `
   )
   SELECT t.*, e.id::text AS event_id, e.subject AS event_subject, e.payload AS event_payload FROM t LEFT JOIN e ON e.task_number = t.task_number`;
 
-function columnsOf(c: Transition, from: string | string[]): unknown[] {
+/** One change, its columns as parameters. */
+const TRANSITION_SQL = changeSql(`SELECT ${INPUT.map(([name, type], n) => `$${n + 1}::${type} AS ${name}`).join(', ')}`);
+/** Many changes of different tasks, each parameter an array of one column. */
+const TRANSITION_MANY_SQL = changeSql(
+  `SELECT * FROM unnest(${INPUT.map(([, type], n) => `$${n + 1}::${type}[]`).join(', ')}) AS i(${INPUT.map(([name]) => name).join(', ')})`,
+);
+
+function columnsOf(c: Transition): unknown[] {
   return [
     c.taskNumber,
     c.to,
-    from,
+    c.from.join(','),
     c.leaseOwner,
     c.progress !== undefined,
     c.progress ?? null,
@@ -131,7 +131,7 @@ export class TaskTransitions {
     const results: Changed[] = [];
     for (const item of items) {
       results.push(
-        await this.hot.query<TransitionRow>(TRANSITION_SQL, columnsOf(item, item.from)).then(
+        await this.hot.query<TransitionRow>(TRANSITION_SQL, columnsOf(item)).then(
           ({ rows }) => ({ row: rows[0] ?? null }),
           (failed: unknown) => ({ failed }),
         ),
@@ -141,7 +141,7 @@ export class TaskTransitions {
   }
 
   private async writeMany(items: Transition[]): Promise<Changed[]> {
-    const rows = items.map((i) => columnsOf(i, i.from.join(',')));
+    const rows = items.map(columnsOf);
     const columns = rows[0].map((_, c) => rows.map((r) => r[c]));
     const { rows: changed } = await this.hot.query<TransitionRow>(TRANSITION_MANY_SQL, columns);
     const byTask = new Map(changed.map((r) => [r.task_number, r]));

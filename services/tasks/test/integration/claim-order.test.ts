@@ -44,8 +44,8 @@ describe('claiming the next async task', () => {
 
   it('claims the oldest waiting task first', async () => {
     if (!database.available) return;
-    const first = await repo.claimNext('worker-a', 30_000);
-    const second = await repo.claimNext('worker-b', 30_000);
+    const first = (await repo.claim('worker-a', 30_000, 1))[0];
+    const second = (await repo.claim('worker-b', 30_000, 1))[0];
     expect([first?.taskNumber, second?.taskNumber]).toEqual([`TQ${String(FINISHED + 1).padStart(8, '0')}`, `TQ${String(FINISHED + 2).padStart(8, '0')}`]);
     expect(first).toMatchObject({ status: TaskStatus.Running, leaseOwner: 'worker-a', attempts: 1 });
   });
@@ -54,9 +54,9 @@ describe('claiming the next async task', () => {
     if (!database.available) return;
     // The first claimed task's worker stopped: its lease ran out. The second's is still held.
     await hot.query(`UPDATE tasks SET lease_expires_at = now() - interval '1 minute' WHERE task_number = $1`, [`TQ${String(FINISHED + 1).padStart(8, '0')}`]);
-    const again = await repo.claimNext('worker-c', 30_000);
+    const again = (await repo.claim('worker-c', 30_000, 1))[0];
     expect(again).toMatchObject({ taskNumber: `TQ${String(FINISHED + 1).padStart(8, '0')}`, leaseOwner: 'worker-c', attempts: 2 });
-    const next = await repo.claimNext('worker-c', 30_000);
+    const next = (await repo.claim('worker-c', 30_000, 1))[0];
     expect(next?.taskNumber).toBe(`TQ${String(FINISHED + 3).padStart(8, '0')}`);
   });
 

@@ -86,10 +86,10 @@ describe('durable async execution', () => {
     if (!database.available) return;
     const created = await repo.create({ taskNumber: `Tlease${Date.now()}`, appId: 'demo-agent', kind: 'agent', accountId: 1, apiKeyId: 1, mode: 'async', request: { messages: userMessage('x') as never, call_params: {}, stream: false }, idempotencyKey: null, requestHash: null });
     if (created === 'duplicate') throw new Error('unexpected duplicate');
-    const first = await repo.claimNext('zombie', 1);
+    const first = (await repo.claim('zombie', 1, 1))[0];
     expect(first?.taskNumber).toBe(created.taskNumber);
     await new Promise((r) => setTimeout(r, 20));
-    const second = await repo.claimNext('rescuer', 60_000);
+    const second = (await repo.claim('rescuer', 60_000, 1))[0];
     expect(second?.taskNumber).toBe(created.taskNumber);
     expect(second?.attempts).toBe(2);
     expect(await repo.heartbeat(created.taskNumber, 'zombie', 60_000)).toBe(false);

@@ -26,7 +26,7 @@ describe('status events written by the queue statements', () => {
 
   async function runToCompletion(taskNumber: string, webhook?: string) {
     await repo.create({ taskNumber, appId: 'demo-agent', kind: 'agent', accountId: 7, apiKeyId: 9, mode: 'async', request: requestOf(webhook), idempotencyKey: null, requestHash: null });
-    const claimed = await repo.claimNext('worker-a', 30_000);
+    const claimed = (await repo.claim('worker-a', 30_000, 1))[0];
     expect(claimed?.taskNumber).toBe(taskNumber);
     const usage = { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 };
     const done = await repo.transition(taskNumber, [TaskStatus.Running], TaskStatus.Completed, { result: { content: 'hi' }, usage }, 'worker-a');
