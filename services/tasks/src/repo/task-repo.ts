@@ -63,7 +63,8 @@ const json = (v: unknown) => (v === null ? Prisma.JsonNull : (v as Prisma.InputJ
 
 type Row = TaskSqlRow & EventColumns;
 
-const COUNT_WAITING_SQL = `SELECT count(*)::int AS n FROM (SELECT 1 FROM tasks WHERE mode = 'async' AND status = $1 LIMIT $2) w`;
+/** The status is a literal, not a parameter, so that a generic plan too reads the queue's partial index. */
+const COUNT_WAITING_SQL = `SELECT count(*)::int AS n FROM (SELECT 1 FROM tasks WHERE mode = 'async' AND status = '${TaskStatus.Waiting}' LIMIT $1) w`;
 
 /**
  * Claims the oldest claimable async tasks, at most $4: waiting ones, or running ones whose lease ran
@@ -269,7 +270,7 @@ export class TaskRepo {
 
   /** Waiting async tasks: counted up to `EXACT_WAITING_CAP` on the queue index, the planner's estimate above it. */
   async countWaiting(): Promise<number> {
-    const { rows } = await this.hot.query<{ n: number }>(COUNT_WAITING_SQL, [TaskStatus.Waiting, EXACT_WAITING_CAP + 1]);
+    const { rows } = await this.hot.query<{ n: number }>(COUNT_WAITING_SQL, [EXACT_WAITING_CAP + 1]);
     const counted = rows[0].n;
     if (counted <= EXACT_WAITING_CAP) return counted;
     const plan = await this.db.$queryRaw<Array<Record<string, unknown>>>`EXPLAIN (FORMAT JSON) SELECT 1 FROM tasks WHERE mode = 'async' AND status = ${TaskStatus.Waiting}`;

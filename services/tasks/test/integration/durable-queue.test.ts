@@ -44,6 +44,19 @@ describe('durable async execution', () => {
     await db?.$disconnect();
   });
 
+  it('claims a burst of submissions in one statement: the claim lingers for what arrives after its wake-up', async () => {
+    if (!database.available) return;
+    const events = await recordStatusEvents(bus);
+    const r = await start({ TASKS_WORKERS: '20', TASKS_CLAIM_LINGER_MS: '1000', TASKS_POLL_MS: '60000' });
+    const submitted = await Promise.all(Array.from({ length: 20 }, () => r.client.submitAsync(exec({ appId: 'demo-agent', kind: 'agent', ...slow(2, 0) }))));
+    for (const s of submitted) await events.waitFor(s.taskNumber, TaskStatus.Completed);
+    // One claim statement gives every task it takes the same start time and lease end.
+    const rows = await db.task.findMany({ where: { taskNumber: { in: submitted.map((s) => s.taskNumber) } }, select: { startedAt: true, attempts: true } });
+    expect(rows.every((t) => t.attempts === 1)).toBe(true);
+    expect(new Set(rows.map((t) => t.startedAt!.getTime())).size).toBeLessThanOrEqual(2);
+    await events.stop();
+  });
+
   it('shares the work between replicas and finishes every task exactly once', async () => {
     if (!database.available) return;
     const events = await recordStatusEvents(bus);
