@@ -14,7 +14,9 @@ export const tasksConfigSchema = serviceConfigSchema(
   'tasks',
   {
     /** Async tasks one replica runs at the same time; 0 = this replica runs no worker. */
-    TASKS_WORKERS: z.coerce.number().int().min(0).default(4),
+    TASKS_WORKERS: z.coerce.number().int().min(0).default(16),
+    /** How long a woken worker waits before it claims, so that submissions arriving meanwhile share one claim statement. */
+    TASKS_CLAIM_LINGER_MS: z.coerce.number().int().min(0).max(1_000).default(10),
     /** A running task whose worker stopped heartbeating for this long is claimed again. */
     TASKS_LEASE_MS: positive(30_000),
     /** How often an idle worker looks for work without a `tasks.submitted` wake-up. */
@@ -54,6 +56,7 @@ export const tasksConfigSchema = serviceConfigSchema(
   (env) => ({
     webhooks: webhookSettingsOf(env, env.TASKS_WORKER_ID ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`),
     workers: env.TASKS_WORKERS,
+    claimLingerMs: env.TASKS_CLAIM_LINGER_MS,
     leaseMs: env.TASKS_LEASE_MS,
     pollMs: env.TASKS_POLL_MS,
     maxAttempts: env.TASKS_MAX_ATTEMPTS,

@@ -73,7 +73,7 @@ export const tasksService: ServiceModule<TasksConfig> = {
             .catch((err: unknown) => log.warn({ err }, 'reconciling expired admissions failed; retrying at the next period'));
         }, config.reconcileIntervalMs);
         reconciler.unref();
-        const worker = config.workers > 0 ? new Worker(ctx, { slots: config.workers, pollMs: config.pollMs, maxAttempts: config.maxAttempts }) : undefined;
+        const worker = config.workers > 0 ? new Worker(ctx, { slots: config.workers, claimLingerMs: config.claimLingerMs, pollMs: config.pollMs, maxAttempts: config.maxAttempts }) : undefined;
         await worker?.start(bus);
         log.info({ workerId: config.workerId, workers: config.workers, leaseMs: config.leaseMs }, 'tasks worker started');
         const webhooks = await startWebhooks({ db, bus, log, metrics, tasks: ctx.tasks, settings: config.webhooks });

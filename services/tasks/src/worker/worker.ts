@@ -5,6 +5,8 @@ import type { AppCatalogue } from '../repo/app-catalogue';
 
 export interface WorkerSettings {
   slots: number;
+  /** A wake-up's claim waits this long (0: the next turn), so that what arrives meanwhile is claimed in the same statement. */
+  claimLingerMs: number;
   pollMs: number;
   maxAttempts: number;
 }
@@ -60,12 +62,10 @@ export class Worker {
       return;
     }
     this.pumping = true;
-    // Slots freed in the same turn (runs whose finishes shared a statement) are claimed together.
-    setImmediate(() => {
-      void this.pump().finally(() => {
-        this.pumping = false;
-      });
-    });
+    const pump = () => void this.pump().finally(() => (this.pumping = false));
+    // Slots freed and submissions arriving meanwhile are claimed together.
+    if (this.settings.claimLingerMs > 0) setTimeout(pump, this.settings.claimLingerMs).unref();
+    else setImmediate(pump);
   }
 
   private async pump(): Promise<void> {

@@ -44,11 +44,15 @@ describe('durable async execution', () => {
     await db?.$disconnect();
   });
 
-  it('claims a burst of submissions in one statement: the claim lingers for what arrives after its wake-up', async () => {
+  it('claims submissions that arrive one by one in one statement: the claim lingers for what arrives after its wake-up', async () => {
     if (!database.available) return;
     const events = await recordStatusEvents(bus);
-    const r = await start({ TASKS_WORKERS: '20', TASKS_CLAIM_LINGER_MS: '1000', TASKS_POLL_MS: '60000' });
-    const submitted = await Promise.all(Array.from({ length: 20 }, () => r.client.submitAsync(exec({ appId: 'demo-agent', kind: 'agent', ...slow(2, 0) }))));
+    const r = await start({ TASKS_WORKERS: '10', TASKS_CLAIM_LINGER_MS: '1000', TASKS_POLL_MS: '60000' });
+    const submitted = [];
+    for (let i = 0; i < 10; i++) {
+      submitted.push(await r.client.submitAsync(exec({ appId: 'demo-agent', kind: 'agent', ...slow(2, 0) })));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     for (const s of submitted) await events.waitFor(s.taskNumber, TaskStatus.Completed);
     // One claim statement gives every task it takes the same start time and lease end.
     const rows = await db.task.findMany({ where: { taskNumber: { in: submitted.map((s) => s.taskNumber) } }, select: { startedAt: true, attempts: true } });
