@@ -27,7 +27,7 @@ const STREAM_BODY = JSON.stringify({ messages: [{ role: 'user', content: 'hello 
 const PASSTHROUGH_BODY = JSON.stringify({ model: 'fake-model', messages: [{ role: 'user', content: 'hello from the benchmark' }] });
 const LIST_SIZES = [100, 100_000];
 
-const steps = 2 + SYNC_CONNECTIONS.length + 2 + 2 + 2 + 2 * LIST_SIZES.length + 3 + 1;
+const steps = 2 + SYNC_CONNECTIONS.length + 2 + 2 + 3 + 2 * LIST_SIZES.length + 3 + 1;
 const bar = new SingleBar({ format: 'bench |{bar}| {percentage}% | {step}', hideCursor: true, stream: process.stderr, etaBuffer: 20 }, Presets.shades_classic);
 
 interface Ctx {
@@ -251,6 +251,8 @@ async function passthroughSection(c: Ctx, fakeBaseUrl: string): Promise<Section>
   if (failed) return { name: 'passthrough', status: 'skipped', reason: failed, rows: [] };
   const direct = await load(c, 'upstream directly', { url: `${fakeBaseUrl}/chat/completions`, method: 'POST', headers: { 'content-type': 'application/json' }, body: PASSTHROUGH_BODY, connections: 1, seconds: SECONDS }, { steady: false });
   const via = await load(c, 'passthrough', { url: `${c.b.http}${path}`, method: 'POST', headers, body: PASSTHROUGH_BODY, connections: 1, seconds: SECONDS }, { profile: 'passthrough' });
+  // CPU per request where the admissions and settlements of concurrent requests share statements, as the sync rows at 16 clients.
+  const via16 = await load(c, 'passthrough x16', { url: `${c.b.http}${path}`, method: 'POST', headers, body: PASSTHROUGH_BODY, connections: 16, seconds: SECONDS });
   // autocannon's latencies are whole milliseconds: the added p50 is timed by a sequential client in its own process instead.
   bar.update({ step: 'passthrough, sequential timing' });
   const directMs = await firstChunk(['http', `${fakeBaseUrl}/chat/completions`, 'sk-unused', PASSTHROUGH_BODY]);
@@ -265,6 +267,7 @@ async function passthroughSection(c: Ctx, fakeBaseUrl: string): Promise<Section>
     rows: [
       row(section, 'the fake directly', direct.r, undefined, 'fake in its own process'),
       row(section, 'through the gateway (key, admission, settlement)', via.r, via.cpu, undefined, via.warm),
+      row(section, 'through the gateway, 16 clients', via16.r, via16.cpu, undefined, via16.warm),
       timed('the fake directly, timed to the µs', directMs),
       timed('through the gateway, timed to the µs', viaMs),
       { section, setting: 'added by the gateway (p50)', throughput: added, unit: 'ms' },
