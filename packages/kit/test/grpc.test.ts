@@ -106,6 +106,31 @@ describe('gRPC kit', () => {
     expect(signal!.aborted).toBe(false);
   });
 
+  it('formats no stack trace for a failed call (the AppError it rejects with carries the callee\'s message and code) and leaves stack capture as it was', async () => {
+    behaviour = async () => {
+      throw AppError.notFound('no such probe');
+    };
+    const framesFormatted: number[] = [];
+    const original = Error.prepareStackTrace;
+    Error.prepareStackTrace = (err, frames) => {
+      framesFormatted.push(frames.length);
+      return `${err.name}: ${err.message}`;
+    };
+    let err: AppError;
+    try {
+      err = (await client.ping({}).catch((e: unknown) => e)) as AppError;
+    } finally {
+      Error.prepareStackTrace = original;
+    }
+    expect(err).toBeInstanceOf(AppError);
+    expect(err.code).toBe(ErrorCode.NotFound);
+    expect(err.message).toBe('no such probe');
+    // grpc-js formats the caller's stack and its own error's on every failed call: none of them has a frame now.
+    expect(framesFormatted.filter((n) => n > 0)).toEqual([]);
+    expect(Error.stackTraceLimit).toBeGreaterThan(0);
+    expect(new Error('here').stack!.split('\n').length).toBeGreaterThan(1);
+  });
+
   it('serves the standard health service', async () => {
     expect(await checkGrpcHealth(server.address)).toBe(true);
     expect(await checkGrpcHealth('127.0.0.1:1', 300)).toBe(false);
