@@ -50,7 +50,6 @@ export function seedDocuments(url: string, accountId: number, n: number): Promis
   });
 }
 
-/** Waits until no async task is waiting or running; returns how many are left at the deadline (0 when done). */
 const UNFINISHED_SQL = `SELECT count(*) AS n FROM tasks WHERE mode = 'async' AND status IN ('等待中', '执行中')`;
 
 /** Async tasks not finished yet (waiting or running). */
@@ -58,6 +57,7 @@ export function countUnfinished(url: string): Promise<number> {
   return withClient(url, async (c) => Number((await c.query(UNFINISHED_SQL)).rows[0].n));
 }
 
+/** Waits until no async task is waiting or running; returns how many are left at the deadline (0 when done). */
 export function waitForBacklog(url: string, timeoutMs: number): Promise<number> {
   return withClient(url, async (c) => {
     const deadline = Date.now() + timeoutMs;
