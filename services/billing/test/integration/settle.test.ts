@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { ErrorCode, HotPool, TaskStatus, silentLogger, taskStatusSubject, type TaskStatusEvent } from '@tollgate/kit';
 import { createBillingDb } from '../../src/db';
 import { AdmissionRepo } from '../../src/repo/admission-repo';
@@ -117,6 +118,36 @@ describe('Settle: charge, refund, idempotency, batches, leases', () => {
     await b.client.settle({ taskNumber: leased.taskNumber, outcome: 'refund' });
     await b.client.settle({ taskNumber: unleased.taskNumber, outcome: 'refund' });
     expect((await b.client.expiredAdmissions({ limit: 1000 })).taskNumbers).not.toContain(leased.taskNumber);
+  });
+
+  it('keeps only open admissions in the sweeps\' indexes, and the sweeps read those indexes', async () => {
+    if (!b) return;
+    const leased = Array.from({ length: 40 }, () => admitRequest({ apiKeyId: 209, leaseSeconds: 60, concurrencyLimit: 100, rpmLimit: 1000 }));
+    const unleased = Array.from({ length: 40 }, () => admitRequest({ apiKeyId: 209, concurrencyLimit: 100, rpmLimit: 1000 }));
+    for (const req of [...leased, ...unleased]) await b.client.admit(req);
+    const settled = [...leased.slice(3), ...unleased.slice(2)];
+    await b.client.settleBatch({ items: settled.map((r) => ({ taskNumber: r.taskNumber, outcome: 'charge' })) });
+    // A settlement writes its row version into neither index; VACUUM drops the entries of the versions before it.
+    await b.sql('VACUUM ANALYZE admissions');
+    const entries = async (index: string) => Number((await b!.sql<{ n: string }>(`SELECT reltuples::bigint::text AS n FROM pg_class WHERE relname = $1`, [index]))[0]?.n);
+    const open = async (leaseIs: string) => Number((await b!.sql<{ n: string }>(`SELECT count(*)::text AS n FROM admissions WHERE state = 'open' AND lease_expires_at ${leaseIs}`))[0].n);
+    expect(await entries('admissions_open_lease_idx')).toBe(await open('IS NOT NULL'));
+    expect(await entries('admissions_open_unleased_idx')).toBe(await open('IS NULL'));
+    expect(await open('IS NOT NULL')).toBeLessThan(20);
+
+    // With sequential scans priced out, each sweep's statement must be able to use its partial index.
+    const client = new pg.Client({ connectionString: b.url });
+    await client.connect();
+    try {
+      await client.query('SET enable_seqscan = off');
+      const plan = async (sql: string) => (await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`)).rows.map((r) => r['QUERY PLAN']).join('\n');
+      expect(await plan(`SELECT task_number FROM admissions WHERE state = 'open' AND lease_expires_at < now() ORDER BY lease_expires_at LIMIT 10`)).toContain('admissions_open_lease_idx');
+      expect(await plan(`SELECT task_number FROM admissions WHERE state = 'open' AND lease_expires_at IS NULL AND admitted_at < now() - interval '1 hour' ORDER BY admitted_at LIMIT 10`)).toContain(
+        'admissions_open_unleased_idx',
+      );
+    } finally {
+      await client.end();
+    }
   });
 
   it('prices by tokens: reserves the estimate, charges what was consumed (or delivered before a disconnect)', async () => {
