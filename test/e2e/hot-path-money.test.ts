@@ -102,7 +102,12 @@ describe('execution bursts, back-pressure and exact money (embedded)', () => {
     expect(again.body.task_number).toBe(first.body.task_number);
     const [adm] = await billingSql<{ n: number }>(t, 'SELECT count(*)::int AS n FROM admissions WHERE api_key_id = $1', [key.id]);
     expect(adm.n).toBe(1);
-    expect(await usage(t, key.id)).toMatchObject({ used: 1, reserved: 0, inFlight: 0 });
+    // The settlement follows the first answer within TASKS_SETTLE_LINGER_MS (the replay admits nothing for it to ride along with).
+    const settled = await until(async () => {
+      const now = await usage(t!, key.id);
+      return now.open === 0 ? now : false;
+    }, 10_000);
+    expect(settled).toMatchObject({ used: 1, reserved: 0, inFlight: 0, charged: 1, refunded: 0 });
   });
 
   it('a submission slower than the gateway deadline: every task that completes is charged exactly once, none without a task', async () => {
