@@ -207,6 +207,8 @@ describe('execution bursts, back-pressure and exact money (embedded)', () => {
     try {
       const keyRow = await send(t, 'POST', '/v1/agent/demo-agent/sync', { key: key.key, body: { messages: [{ role: 'user', content: 'warm' }] } });
       expect(keyRow.status).toBe(200);
+      // Its settlement first (it follows the answer within TASKS_SETTLE_LINGER_MS), so that only the ghost stays open.
+      await until(async () => ((await usage(t!, key.id)).open === 0 ? true : false), 10_000);
       const [acc] = await billingSql<{ account_id: number }>(t, 'SELECT account_id FROM key_usage WHERE api_key_id = $1', [key.id]);
       await client.admit({
         apiKeyId: key.id, accountId: acc.account_id, level: 'pro', quota: '10', rpmLimit: 0, concurrencyLimit: 0, kind: 'agent', appId: 'demo-agent',
