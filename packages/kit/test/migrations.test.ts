@@ -140,13 +140,13 @@ describe('embedded PostgreSQL', () => {
     try {
       await client.connect();
       await client.query('CREATE TABLE grows (id text PRIMARY KEY, v int)');
-      // As the services' hot pools do: a named statement, planned generically after its fifth run.
       const batch = `'{${Array.from({ length: 20 }, (_, i) => `k${i}`)}}', '{${Array.from({ length: 20 }, (_, i) => i)}}'`;
       const plan = async () => {
         const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE grows_by_id(${batch})`);
         return rows.map((r) => r['QUERY PLAN']).join('\n');
       };
-      // The shape of the batch statements (a settlement, say): parameter arrays joined to the table.
+      // As the services' hot pools do: a named statement, planned generically after its fifth run,
+      // in the shape of their batch statements (a settlement, say): parameter arrays joined to the table.
       await client.query('PREPARE grows_by_id(text[], int[]) AS UPDATE grows g SET v = i.v FROM unnest($1::text[], $2::int[]) AS i(id, v) WHERE g.id = i.id');
       for (let i = 0; i < 6; i++) await client.query(`EXECUTE grows_by_id(${batch})`);
       expect(await plan()).toContain('Seq Scan on grows');

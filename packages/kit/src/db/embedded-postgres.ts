@@ -39,8 +39,8 @@ const LOG_TAIL_LINES = 40;
 /**
  * How often autovacuum visits each database (PostgreSQL's default: 1 min). The services' tables start
  * empty, and a statement planned while its table was empty (a hash join over a sequential scan) stays
- * planned so on every pooled connection until an ANALYZE replaces the plan: at 60 s, a new system's
- * first minute scanned every admission and task on every settlement.
+ * planned so on every pooled connection until an ANALYZE replaces the plan: at 60 s, for a new
+ * system's first minute every settlement read every admission.
  */
 const AUTOVACUUM_NAPTIME = '10s';
 /** The postmaster's settings: loopback TCP only, no Unix socket, and the autovacuum pace above. */
