@@ -55,7 +55,8 @@ export function billingBinding(p: BillingParts, log: Logger): ServiceBinding {
         admit: (r, ctx) => admit(p, decodeAdmit(r), { deadline: ctx.deadline }),
         admitBatch: async (r, ctx) => {
           const settlements = r.settlements.length > 0 ? await settleBatch(p, r.settlements.map(decodeSettle)) : [];
-          return { items: (await admitBatch(p, r.items.map(decodeAdmit), { deadline: ctx.deadline })).map((o) => encodeAdmitOutcome(o, ctx.log)), settlements };
+          const items = await admitBatch(p, r.items.map(decodeAdmit), { deadline: ctx.deadline }, r.finishing);
+          return { items: items.map((o) => encodeAdmitOutcome(o, ctx.log)), settlements };
         },
         settle: (r) => settle(p, decodeSettle(r)),
         settleBatch: async (r) => ({ items: await settleBatch(p, r.items.map(decodeSettle)) }),

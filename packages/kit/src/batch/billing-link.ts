@@ -27,33 +27,63 @@ type Item = { admit: AdmitRequest } | { settle: SettleRequest };
 type Answer = { admitted: AdmitResult } | { settled: SettleResult };
 
 const atCapacity = () => new AppError('UNAVAILABLE', 'billing is at capacity; try again shortly', { retryAfterSeconds: 1 });
+const refusedForQuota = (r: AdmitResult) => !r.admitted && fromItemError({ code: r.errorCode, message: r.errorMessage, details: r.errorDetails }).details.limit === 'quota';
 
 /**
  * A caller's ordered link to billing's AdmitBatch: the admissions and settlements asked for while
- * one call is under way go out together in the next, and billing applies the settlements before
- * deciding the admissions. A settlement does not start a call of its own: it rides along with the
- * next admission, or goes alone after `settleLingerMs`. So an execution's settlement, handed over
- * before its answer went back, is applied before every admission asked for after it (its key's
- * concurrency slot is free for the next request), without the answer waiting for billing.
+ * one call is under way go out together in the next. A settlement does not start a call of its
+ * own: it rides along with the next admissions, or goes alone after `settleLingerMs`. Riding
+ * along, it goes second: the admissions are decided first, with the ended executions named as
+ * `finishing` (their concurrency slots are free), and answered; the settlements follow in a call
+ * of their own, which the next batch waits for. So a key's slot is free for its next request as
+ * soon as the answer went back, and no admission waits for a settlement's commit. An admission
+ * refused for quota while settlements were riding is decided again after them (a settlement may
+ * charge less than was reserved).
  */
 export class BillingLink {
-  private readonly calls: Coalescer<Item, Answer>;
+  private readonly calls: Coalescer<Item, Answer | Promise<Answer>>;
+  /** The settlements sent after the last batch's admissions: the next batch starts once they are applied. */
+  private settling: Promise<unknown> = Promise.resolve();
 
   constructor(
-    billing: GrpcClient<BillingClient>,
+    private readonly billing: GrpcClient<BillingClient>,
     private readonly options: BillingLinkOptions,
   ) {
-    this.calls = new Coalescer(async (items) => {
-      const admissions = items.flatMap((i) => ('admit' in i ? [i.admit] : []));
-      const settlements = items.flatMap((i) => ('settle' in i ? [i.settle] : []));
-      const answer = await billing.admitBatch({ items: admissions, settlements }, { timeoutMs: ADMIT_DEADLINE_MS });
-      if (answer.items.length !== admissions.length || answer.settlements.length !== settlements.length) {
-        throw new Error(`billing answered ${answer.items.length} of ${admissions.length} admissions and ${answer.settlements.length} of ${settlements.length} settlements`);
-      }
-      let a = 0;
-      let s = 0;
-      return items.map((i) => ('admit' in i ? { admitted: answer.items[a++] } : { settled: answer.settlements[s++] }));
-    }, BILLING_BATCH);
+    this.calls = new Coalescer((items) => this.send(items), BILLING_BATCH);
+  }
+
+  private async send(items: Item[]): Promise<Array<Answer | Promise<Answer>>> {
+    await this.settling;
+    const admissions = items.flatMap((i) => ('admit' in i ? [i.admit] : []));
+    const settlements = items.flatMap((i) => ('settle' in i ? [i.settle] : []));
+    if (admissions.length === 0 || settlements.length === 0) {
+      const answer = await this.call(admissions, settlements, []);
+      return this.inOrder(items, answer.items, answer.settlements);
+    }
+    const decided = await this.call(admissions, [], settlements.map((s) => s.taskNumber));
+    const settled = this.call([], settlements, []).then((a) => a.settlements);
+    const again = decided.items.flatMap((r, i) => (refusedForQuota(r) ? [i] : []));
+    // Not decided again (the settlements or the call failed): the first refusal stands.
+    const redecided = again.length === 0 ? undefined : settled.then(() => this.call(again.map((i) => admissions[i]), [], [])).catch(() => undefined);
+    this.settling = Promise.allSettled([settled, redecided]);
+    const admitted: Array<AdmitResult | Promise<AdmitResult>> = [...decided.items];
+    again.forEach((i, n) => (admitted[i] = redecided!.then((a) => a?.items[n] ?? decided.items[i])));
+    return this.inOrder(items, admitted, settlements.map((_, n) => settled.then((all) => all[n])));
+  }
+
+  private async call(items: AdmitRequest[], settlements: SettleRequest[], finishing: string[]): Promise<{ items: AdmitResult[]; settlements: SettleResult[] }> {
+    const answer = await this.billing.admitBatch({ items, settlements, finishing }, { timeoutMs: ADMIT_DEADLINE_MS });
+    if (answer.items.length !== items.length || answer.settlements.length !== settlements.length) {
+      throw new Error(`billing answered ${answer.items.length} of ${items.length} admissions and ${answer.settlements.length} of ${settlements.length} settlements`);
+    }
+    return answer;
+  }
+
+  private inOrder(items: Item[], admitted: Array<AdmitResult | Promise<AdmitResult>>, settled: Array<SettleResult | Promise<SettleResult>>): Array<Answer | Promise<Answer>> {
+    let a = 0;
+    let s = 0;
+    const answer = <T, A>(r: T | Promise<T>, wrap: (r: T) => A) => (r instanceof Promise ? r.then(wrap) : wrap(r));
+    return items.map((i) => ('admit' in i ? answer(admitted[a++], (admitted) => ({ admitted })) : answer(settled[s++], (settled) => ({ settled }))));
   }
 
   /**
@@ -105,7 +135,8 @@ export class BillingLink {
   }
 
   /** Sends the settlements still waiting for a ride; resolves once billing answered. */
-  flush(): Promise<void> {
-    return this.calls.flush();
+  async flush(): Promise<void> {
+    await this.calls.flush();
+    await this.settling;
   }
 }

@@ -17,12 +17,26 @@ export interface AdmitInput {
   concurrency: number;
   /** > 0: the admission's lease; 0 = none (refunded after the admission TTL). */
   leaseSeconds: number;
+  /** Task numbers of ended executions whose settlement follows: their open admissions hold no concurrency slot. */
+  finishing: string[];
 }
 
+/**
+ * The key's open admissions among the finishing executions, locked (a settlement of one of them
+ * running meanwhile is waited for, and then it is no longer open), in the order the settlement
+ * statement takes its locks: admissions before the key's usage row.
+ */
+const FINISHING_OF_KEY = `
+  SELECT count(*)::int AS n FROM (
+    SELECT 1 FROM admissions f WHERE f.task_number = ANY($16::text[]) AND f.api_key_id = $1 AND f.state = 'open' FOR UPDATE
+  ) held`;
+
 const ADMIT_SQL = `
-  WITH usage AS (
+  WITH finishing AS (${FINISHING_OF_KEY}
+  ), usage AS (
     INSERT INTO key_usage AS k (api_key_id, account_id, quota, reserved, in_flight, rpm_count, rpm_window, updated_at)
     SELECT $1, $2, $3::numeric, $4::numeric, 1, 1, date_trunc('minute', now()), now()
+    FROM finishing
     WHERE ($3::numeric IS NULL OR ($4::numeric <= $3::numeric AND ($4::numeric > 0 OR 0 < $3::numeric)))
       AND $5::int >= 1 AND $6::int >= 1
     ON CONFLICT (api_key_id) DO UPDATE SET
@@ -36,7 +50,7 @@ const ADMIT_SQL = `
     WHERE ($3::numeric IS NULL OR (
             k.used_quota + k.reserved + $4::numeric <= $3::numeric
         AND ($4::numeric > 0 OR k.used_quota + k.reserved < $3::numeric)))
-      AND k.in_flight < $5::int
+      AND k.in_flight - (SELECT n FROM finishing) < $5::int
       AND (k.rpm_window <> date_trunc('minute', now()) OR k.rpm_count < $6::int)
     RETURNING used_quota, reserved
   ), admission AS (
@@ -57,6 +71,8 @@ const ADMIT_SQL = `
  * the next one (the sums and counts run over the items before it), exactly as one statement per
  * item in that order would decide them. Items after a key's first refusal, items of keys without
  * a row and task numbers already admitted are left out, for the one-item statement to decide.
+ * The batch's finishing executions (the same list on every item) are left out of their keys'
+ * in-flight counts, as in ADMIT_SQL.
  */
 const ADMIT_MANY_SQL = `
   WITH input AS (
@@ -64,8 +80,13 @@ const ADMIT_MANY_SQL = `
                          $10::text[], $11::numeric[], $12::numeric[], $13::numeric[], $14::numeric[], $15::int[])
       WITH ORDINALITY AS i(api_key_id, account_id, quota, reservation, concurrency, rpm, task_number, kind, app_id,
                            basis, price_fixed, price_input_token, price_output_token, price_second, lease_seconds, idx)
+  ), finishing AS (
+    SELECT api_key_id, count(*)::int AS n FROM (
+      SELECT f.api_key_id FROM admissions f WHERE f.task_number = ANY($16::text[]) AND f.state = 'open' FOR UPDATE
+    ) held GROUP BY api_key_id
   ), locked AS (
-    SELECT k.api_key_id, k.used_quota, k.reserved, k.in_flight,
+    SELECT k.api_key_id, k.used_quota, k.reserved,
+           k.in_flight - COALESCE((SELECT f.n FROM finishing f WHERE f.api_key_id = k.api_key_id), 0) AS in_flight,
            CASE WHEN k.rpm_window = date_trunc('minute', now()) THEN k.rpm_count ELSE 0 END AS rpm_now
     FROM key_usage k WHERE k.api_key_id IN (SELECT api_key_id FROM input)
     ORDER BY k.api_key_id FOR UPDATE
@@ -190,6 +211,7 @@ export class UsageRepo {
       a.prices.outputToken.toFixed(),
       a.prices.second.toFixed(),
       a.leaseSeconds,
+      a.finishing,
     ], options);
     if (rows.length === 0) return null;
     return { usedQuota: new Decimal(rows[0].used_quota), reserved: new Decimal(rows[0].reserved) };
@@ -221,6 +243,7 @@ export class UsageRepo {
           column((a) => a.prices.outputToken.toFixed()),
           column((a) => a.prices.second.toFixed()),
           column((a) => a.leaseSeconds),
+          batch[0].finishing,
         ],
         options,
       ));
@@ -238,6 +261,16 @@ export class UsageRepo {
     await this.db.$executeRaw`
       INSERT INTO key_usage (api_key_id, account_id) VALUES (${apiKeyId}, ${accountId})
       ON CONFLICT (api_key_id) DO NOTHING`;
+  }
+
+  /** How many of `taskNumbers` are open admissions of the key. */
+  async openAmong(apiKeyId: number, taskNumbers: string[]): Promise<number> {
+    if (taskNumbers.length === 0) return 0;
+    const { rows } = await this.reads.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM admissions WHERE task_number = ANY($1::text[]) AND api_key_id = $2 AND state = 'open'`,
+      [taskNumbers, apiKeyId],
+    );
+    return rows[0].n;
   }
 
   async find(apiKeyId: number): Promise<UsageState | null> {

@@ -6,6 +6,7 @@ import { BASES, PRICED_KINDS, reservationFor, snapshotOf, type Estimate } from '
 import { isUniqueViolation, limitErrors } from '../errors';
 import type { PriceCache } from '../repo/price-cache';
 import type { AdmitInput, AdmittedUsage, UsageRepo, UsageState } from '../repo/usage-repo';
+import { MAX_SETTLE_BATCH } from './settle';
 
 export interface AdmitCommand {
   apiKeyId: number;
@@ -52,14 +53,17 @@ function validate(c: AdmitCommand): void {
   if (inputTokens < 0 || outputTokens < 0 || seconds < 0) throw bad('estimate', 'estimates must not be negative');
 }
 
-/** Which limit refused an admission, judged from the row as it is now; undefined when none does (a race: try again). */
-function refusal(state: UsageState, quota: Decimal | null, reservation: Decimal, limits: { rpm: number; concurrency: number }): AppError | undefined {
+/**
+ * Which limit refused an admission, judged from the row as it is now (`finishing`: the key's open
+ * admissions of ended executions, which hold no slot); undefined when none does (a race: try again).
+ */
+function refusal(state: UsageState, finishing: number, quota: Decimal | null, reservation: Decimal, limits: { rpm: number; concurrency: number }): AppError | undefined {
   const committed = state.usedQuota.plus(state.reserved);
   if (quota && (committed.plus(reservation).gt(quota) || (reservation.isZero() && committed.gte(quota)))) {
     return limitErrors.quota(moneyText(Decimal.max(quota.minus(committed), 0)), moneyText(reservation), state.reserved.gt(0) ? 1 : 60);
   }
   if (state.rpmCount >= limits.rpm) return limitErrors.rpm(limits.rpm, Math.min(60, Math.max(1, Math.ceil(state.minuteEndsAt - Date.now() / 1000))));
-  if (state.inFlight >= limits.concurrency) return limitErrors.concurrency(limits.concurrency);
+  if (state.inFlight - finishing >= limits.concurrency) return limitErrors.concurrency(limits.concurrency);
   return undefined;
 }
 
@@ -71,7 +75,7 @@ interface Prepared {
   limits: { rpm: number; concurrency: number };
 }
 
-async function prepare(deps: AdmitDeps, c: AdmitCommand): Promise<Prepared> {
+async function prepare(deps: AdmitDeps, c: AdmitCommand, finishing: string[]): Promise<Prepared> {
   validate(c);
   const rows = (await deps.prices.forKind(c.kind)).filter((p) => c.basis === '' || p.basis === c.basis);
   if (rows.length === 0) throw new AppError(ErrorCode.FailedPrecondition, `no price is set for ${c.kind}${c.basis ? ` by ${c.basis}` : ''}`);
@@ -79,7 +83,7 @@ async function prepare(deps: AdmitDeps, c: AdmitCommand): Promise<Prepared> {
   const reservation = reservationFor(prices, c.estimate);
   const quota = c.quota === '' ? null : new Decimal(c.quota);
   const limits = effectiveLimits(deps.limits, c.level, c);
-  return { command: c, quota, limits, input: { ...c, quota: quota ? quota.toFixed() : null, reservation, prices, ...limits, leaseSeconds: c.leaseSeconds ?? 0 } };
+  return { command: c, quota, limits, input: { ...c, quota: quota ? quota.toFixed() : null, reservation, prices, ...limits, leaseSeconds: c.leaseSeconds ?? 0, finishing } };
 }
 
 function admittedAs(p: Prepared, usage: AdmittedUsage): Admitted {
@@ -100,7 +104,7 @@ async function admitOne(deps: AdmitDeps, p: Prepared, options: HotQueryOptions):
     }
     if (admitted) return admittedAs(p, admitted);
     const state = (await deps.usage.find(c.apiKeyId)) ?? { apiKeyId: c.apiKeyId, accountId: c.accountId, usedQuota: new Decimal(0), reserved: new Decimal(0), inFlight: 0, rpmCount: 0, minuteEndsAt: 0 };
-    const refused = refusal(state, p.quota, p.input.reservation, p.limits);
+    const refused = refusal(state, await deps.usage.openAmong(c.apiKeyId, p.input.finishing), p.quota, p.input.reservation, p.limits);
     if (refused) throw refused;
   }
   throw new AppError(ErrorCode.Unavailable, 'admission kept racing with other executions of this key; try again');
@@ -112,7 +116,7 @@ async function admitOne(deps: AdmitDeps, p: Prepared, options: HotQueryOptions):
  * the caller's, so a saturated pool refuses in time (UNAVAILABLE) instead of outliving the call.
  */
 export async function admit(deps: AdmitDeps, c: AdmitCommand, options: HotQueryOptions = {}): Promise<Admitted> {
-  return admitOne(deps, await prepare(deps, c), options);
+  return admitOne(deps, await prepare(deps, c, []), options);
 }
 
 /** Most admissions one AdmitBatch call may carry. */
@@ -124,11 +128,13 @@ export type AdmitOutcome = { taskNumber: string; admitted: Admitted } | { taskNu
  * Admits many executions, decided in the batch's order as one admission after another would be:
  * one statement for every item of a key that has been admitted before (UsageRepo.tryAdmitMany);
  * a key's first admission, the items after a key's first refusal and repeated task numbers each
- * get the one-item statement, which names the refusing limit.
+ * get the one-item statement, which names the refusing limit. `finishing`: task numbers of ended
+ * executions whose settlement follows this batch; their open admissions hold no concurrency slot.
  */
-export async function admitBatch(deps: AdmitDeps, commands: AdmitCommand[], options: HotQueryOptions = {}): Promise<AdmitOutcome[]> {
+export async function admitBatch(deps: AdmitDeps, commands: AdmitCommand[], options: HotQueryOptions = {}, finishing: string[] = []): Promise<AdmitOutcome[]> {
   if (commands.length > MAX_ADMIT_BATCH) throw AppError.field(['items'], `at most ${MAX_ADMIT_BATCH} admissions per call`, 'size');
-  const prepared = await Promise.all(commands.map((c) => prepare(deps, c).then((p) => ({ p }), (refused: unknown) => ({ refused }))));
+  if (finishing.length > MAX_SETTLE_BATCH) throw AppError.field(['finishing'], `at most ${MAX_SETTLE_BATCH} finishing executions per call`, 'size');
+  const prepared = await Promise.all(commands.map((c) => prepare(deps, c, finishing).then((p) => ({ p }), (refused: unknown) => ({ refused }))));
   const ready = prepared.flatMap((x) => ('p' in x ? [x.p] : []));
   const together: { usage: Array<AdmittedUsage | undefined> } | { failed: unknown } =
     ready.length > 1 ? await deps.usage.tryAdmitMany(ready.map((p) => p.input), options).then((usage) => ({ usage }), (failed: unknown) => ({ failed })) : { usage: [] };

@@ -115,7 +115,7 @@ describe('Admit under concurrency (real PostgreSQL, gRPC loopback)', () => {
       if (!b) return;
       const key = { apiKeyId: 201, accountId: 7, quota: '2', rpmLimit: 100_000, concurrencyLimit: 100_000 };
       const { items } = await b.client.admitBatch({
-        settlements: [],
+        settlements: [], finishing: [],
         items: ['b1', 'b2', 'b3'].map((label) => admitRequest({ ...key, taskNumber: taskNo(label) })),
       });
       expect(items.map((i) => i.taskNumber.split('-')[0])).toEqual(['b1', 'b2', 'b3']);
@@ -128,7 +128,7 @@ describe('Admit under concurrency (real PostgreSQL, gRPC loopback)', () => {
       expect(over.message).toMatch(/insufficient quota/);
 
       const second = await b.client.admitBatch({
-        settlements: [],
+        settlements: [], finishing: [],
         items: [admitRequest({ apiKeyId: 202, accountId: 7, taskNumber: admitted[0].taskNumber }), admitRequest({ apiKeyId: 202, accountId: 7, kind: 'teleport' }), admitRequest({ apiKeyId: 202, accountId: 7 })],
       });
       expect(refusalOf(second.items[0]).code).toBe(ErrorCode.AlreadyExists);
@@ -145,7 +145,7 @@ describe('Admit under concurrency (real PostgreSQL, gRPC loopback)', () => {
       const batches = Array.from({ length: 10 }, (_, n) => ({
         items: Array.from({ length: 100 }, (_, i) => admitRequest({ apiKeyId: 203, accountId: 7, quota: '100', rpmLimit: 100_000, concurrencyLimit: 100_000, taskNumber: taskNo(`bq${n}-${i}`) })),
       }));
-      const answers = (await Promise.all(batches.map((batch) => b!.client.admitBatch({ ...batch, settlements: [] })))).flatMap((a) => a.items);
+      const answers = (await Promise.all(batches.map((batch) => b!.client.admitBatch({ ...batch, settlements: [], finishing: [] })))).flatMap((a) => a.items);
       expect(answers.filter((a) => a.admitted)).toHaveLength(100);
       for (const refused of answers.filter((a) => !a.admitted)) expect(refusalOf(refused).details.limit).toBe('quota');
       const [usage] = await b.sql<{ reserved: string; in_flight: number }>('SELECT reserved::text, in_flight FROM key_usage WHERE api_key_id = 203');
@@ -159,13 +159,13 @@ describe('Admit under concurrency (real PostgreSQL, gRPC loopback)', () => {
       const slots = { apiKeyId: 208, accountId: 7, quota: '', rpmLimit: 100_000, concurrencyLimit: 2 };
       const rpm = { apiKeyId: 209, accountId: 7, quota: '', rpmLimit: 3, concurrencyLimit: 100_000 };
       // Each key's usage row exists once it was admitted before.
-      for (const key of [quota, slots, rpm]) expect((await b.client.admitBatch({ settlements: [], items: [admitRequest({ ...key, taskNumber: taskNo('first') })] })).items[0].admitted).toBeDefined();
+      for (const key of [quota, slots, rpm]) expect((await b.client.admitBatch({ settlements: [], finishing: [], items: [admitRequest({ ...key, taskNumber: taskNo('first') })] })).items[0].admitted).toBeDefined();
       const items = [
         ...Array.from({ length: 6 }, (_, i) => admitRequest({ ...quota, taskNumber: taskNo(`q${i}`) })),
         ...Array.from({ length: 3 }, (_, i) => admitRequest({ ...slots, taskNumber: taskNo(`c${i}`) })),
         ...Array.from({ length: 4 }, (_, i) => admitRequest({ ...rpm, taskNumber: taskNo(`r${i}`) })),
       ];
-      const { items: answers } = await b.client.admitBatch({ settlements: [], items });
+      const { items: answers } = await b.client.admitBatch({ settlements: [], finishing: [], items });
       expect(answers.map((a) => a.taskNumber)).toEqual(items.map((i) => i.taskNumber));
       const outcome = (a: AdmitResult) => (a.admitted ? `remaining ${a.admitted.remaining}` : refusalOf(a).details.limit);
       expect(answers.map(outcome)).toEqual([
@@ -197,17 +197,17 @@ describe('Admit under concurrency (real PostgreSQL, gRPC loopback)', () => {
       if (!b) return;
       const keys = [211, 212, 213, 214];
       const item = (apiKeyId: number, label: string) => admitRequest({ apiKeyId, accountId: 7, quota: '30', rpmLimit: 100_000, concurrencyLimit: 100_000, taskNumber: taskNo(label) });
-      for (const k of keys) await b.client.admitBatch({ settlements: [], items: [item(k, 'first')] });
+      for (const k of keys) await b.client.admitBatch({ settlements: [], finishing: [], items: [item(k, 'first')] });
       const batches = Array.from({ length: 8 }, (_, n) => Array.from({ length: 40 }, (_, i) => item(keys[(i * (n % 2 ? 1 : 3) + n) % 4], `m${n}-${i}`)));
-      const answers = (await Promise.all(batches.map((items) => b!.client.admitBatch({ settlements: [], items })))).flatMap((a) => a.items);
+      const answers = (await Promise.all(batches.map((items) => b!.client.admitBatch({ settlements: [], finishing: [], items })))).flatMap((a) => a.items);
       for (const refused of answers.filter((a) => !a.admitted)) expect(refusalOf(refused).details.limit).toBe('quota');
       const reservedOf = async () =>
         (await b!.sql<{ reserved: string }>('SELECT reserved::text FROM key_usage WHERE api_key_id = ANY($1) ORDER BY api_key_id', [keys])).map((u) => Number(u.reserved));
       expect(await reservedOf()).toEqual([30, 30, 30, 30]);
       const refunded = answers.filter((a) => a.admitted).slice(0, 20);
       await Promise.all([
-        b.client.admitBatch({ settlements: refunded.map((a) => ({ taskNumber: a.taskNumber, outcome: 'refund' })), items: keys.map((k) => item(k, 'after')) }),
-        b.client.admitBatch({ settlements: [], items: [...keys].reverse().map((k) => item(k, 'race')) }),
+        b.client.admitBatch({ finishing: [], settlements: refunded.map((a) => ({ taskNumber: a.taskNumber, outcome: 'refund' })), items: keys.map((k) => item(k, 'after')) }),
+        b.client.admitBatch({ settlements: [], finishing: [], items: [...keys].reverse().map((k) => item(k, 'race')) }),
       ]);
       // Every key's reservation is still the sum of its open admissions, and within its quota.
       const open = await b.sql<{ reserved: string }>(
@@ -224,10 +224,10 @@ describe('Admit under concurrency (real PostgreSQL, gRPC loopback)', () => {
       if (!b) return;
       const full = { apiKeyId: 215, accountId: 7, quota: '', rpmLimit: 100_000, concurrencyLimit: 100_000 };
       const other = { ...full, apiKeyId: 216 };
-      for (const key of [full, other]) await b.client.admitBatch({ settlements: [], items: [admitRequest({ ...key, taskNumber: taskNo('first') })] });
+      for (const key of [full, other]) await b.client.admitBatch({ settlements: [], finishing: [], items: [admitRequest({ ...key, taskNumber: taskNo('first') })] });
       // One more unit would not fit the column (DECIMAL(20,6)): a numeric overflow for this key alone.
       await b.sql('UPDATE key_usage SET reserved = 99999999999999.5 WHERE api_key_id = 215');
-      const { items } = await b.client.admitBatch({ settlements: [], items: [admitRequest({ ...full, taskNumber: taskNo('over') }), admitRequest({ ...other, taskNumber: taskNo('fine') })] });
+      const { items } = await b.client.admitBatch({ settlements: [], finishing: [], items: [admitRequest({ ...full, taskNumber: taskNo('over') }), admitRequest({ ...other, taskNumber: taskNo('fine') })] });
       expect(items[0].admitted).toBeUndefined();
       expect(items[1].admitted).toMatchObject({ reserved: '1' });
     });
@@ -235,9 +235,9 @@ describe('Admit under concurrency (real PostgreSQL, gRPC loopback)', () => {
     it('answers a task number repeated within one batch once as admitted and once as already admitted', async () => {
       if (!b) return;
       const key = { apiKeyId: 210, accountId: 7, quota: '10', rpmLimit: 100_000, concurrencyLimit: 100_000 };
-      await b.client.admitBatch({ settlements: [], items: [admitRequest({ ...key, taskNumber: taskNo('first') })] });
+      await b.client.admitBatch({ settlements: [], finishing: [], items: [admitRequest({ ...key, taskNumber: taskNo('first') })] });
       const twice = taskNo('twice');
-      const { items } = await b.client.admitBatch({ settlements: [], items: [admitRequest({ ...key, taskNumber: twice }), admitRequest({ ...key, taskNumber: twice }), admitRequest({ ...key, taskNumber: taskNo('other') })] });
+      const { items } = await b.client.admitBatch({ settlements: [], finishing: [], items: [admitRequest({ ...key, taskNumber: twice }), admitRequest({ ...key, taskNumber: twice }), admitRequest({ ...key, taskNumber: taskNo('other') })] });
       expect(items.filter((i) => i.admitted)).toHaveLength(2);
       expect(items.filter((i) => !i.admitted).map((i) => refusalOf(i).code)).toEqual([ErrorCode.AlreadyExists]);
       const [usage] = await b.sql<{ reserved: string; in_flight: number }>('SELECT reserved::text, in_flight FROM key_usage WHERE api_key_id = 210');
@@ -247,11 +247,12 @@ describe('Admit under concurrency (real PostgreSQL, gRPC loopback)', () => {
     it('applies the settlements carried by a call before its admissions: a freed concurrency slot is taken at once', async () => {
       if (!b) return;
       const key = { apiKeyId: 205, accountId: 7, quota: '10', rpmLimit: 100_000, concurrencyLimit: 1 };
-      const first = await b.client.admitBatch({ settlements: [], items: [admitRequest({ ...key, taskNumber: taskNo('s1') })] });
+      const first = await b.client.admitBatch({ settlements: [], finishing: [], items: [admitRequest({ ...key, taskNumber: taskNo('s1') })] });
       expect(first.items[0].admitted).toBeDefined();
-      const blocked = await b.client.admitBatch({ settlements: [], items: [admitRequest({ ...key, taskNumber: taskNo('s2') })] });
+      const blocked = await b.client.admitBatch({ settlements: [], finishing: [], items: [admitRequest({ ...key, taskNumber: taskNo('s2') })] });
       expect(refusalOf(blocked.items[0]).details.limit).toBe('concurrency');
       const both = await b.client.admitBatch({
+        finishing: [],
         settlements: [{ taskNumber: first.items[0].taskNumber, outcome: 'charge' }, { taskNumber: taskNo('never-admitted'), outcome: 'refund' }],
         items: [admitRequest({ ...key, taskNumber: taskNo('s3') })],
       });
@@ -261,11 +262,63 @@ describe('Admit under concurrency (real PostgreSQL, gRPC loopback)', () => {
       expect({ used: Number(usage.used), reserved: Number(usage.reserved), inFlight: usage.in_flight }).toEqual({ used: 1, reserved: 1, inFlight: 1 });
     });
 
+    it("does not count a call's finishing executions against the concurrency limit while they are open, and counts their reservations against the quota", async () => {
+      if (!b) return;
+      const key = { apiKeyId: 401, accountId: 7, quota: '3', rpmLimit: 100_000, concurrencyLimit: 1 };
+      const admit = (name: string, finishing: string[] = []) => b!.client.admitBatch({ settlements: [], finishing, items: [admitRequest({ ...key, taskNumber: taskNo(name) })] });
+      const first = (await admit('f1')).items[0];
+      expect(first.admitted).toBeDefined();
+      expect(refusalOf((await admit('f2')).items[0]).details.limit).toBe('concurrency');
+      const other = { apiKeyId: 402, accountId: 7, quota: '', rpmLimit: 100_000, concurrencyLimit: 5 };
+      const foreign = (await b.client.admitBatch({ settlements: [], finishing: [], items: [admitRequest({ ...other, taskNumber: taskNo('foreign') })] })).items[0].taskNumber;
+      // Another key's ended execution frees nothing here.
+      expect(refusalOf((await admit('f3', [foreign])).items[0]).details.limit).toBe('concurrency');
+      const second = (await admit('f4', [first.taskNumber])).items[0];
+      expect(second.admitted).toMatchObject({ reserved: '1', remaining: '1' });
+      // Settled since: the first no longer frees a slot, the second holds the only one.
+      await b.client.settle({ taskNumber: first.taskNumber, outcome: 'charge' });
+      expect(refusalOf((await admit('f5', [first.taskNumber])).items[0]).details.limit).toBe('concurrency');
+      const third = (await admit('f6', [second.taskNumber])).items[0];
+      expect(third.admitted).toMatchObject({ remaining: '0' });
+      // The quota counts every open reservation, finishing or not: 1 charged + 2 reserved of 3.
+      expect(refusalOf((await admit('f7', [second.taskNumber, third.taskNumber])).items[0]).details.limit).toBe('quota');
+      const [usage] = await b.sql<{ used: string; reserved: string; in_flight: number }>('SELECT used_quota::text AS used, reserved::text, in_flight FROM key_usage WHERE api_key_id = 401');
+      expect({ used: Number(usage.used), reserved: Number(usage.reserved), inFlight: usage.in_flight }).toEqual({ used: 1, reserved: 2, inFlight: 2 });
+    });
+
+    it('frees finishing slots in the many-item statement as in the one-item statement', async () => {
+      if (!b) return;
+      const key = { apiKeyId: 403, accountId: 7, quota: '', rpmLimit: 100_000, concurrencyLimit: 2 };
+      const items = (names: string[]) => names.map((n) => admitRequest({ ...key, taskNumber: taskNo(n) }));
+      const running = (await b.client.admitBatch({ settlements: [], finishing: [], items: items(['m1', 'm2']) })).items;
+      expect(running.every((i) => i.admitted)).toBe(true);
+      const next = (await b.client.admitBatch({ settlements: [], finishing: [running[0].taskNumber], items: items(['m3', 'm4', 'm5']) })).items;
+      expect(next.map((i) => (i.admitted ? 'admitted' : refusalOf(i).details.limit))).toEqual(['admitted', 'concurrency', 'concurrency']);
+      const [usage] = await b.sql<{ in_flight: number }>('SELECT in_flight FROM key_usage WHERE api_key_id = 403');
+      expect(usage.in_flight).toBe(3);
+    });
+
+    it('never frees a slot twice when the settlement of a finishing execution commits while the admission is decided', async () => {
+      if (!b) return;
+      // Limit 1; `running` holds the slot and `ended` is open until its settlement. Each admission
+      // that names `ended` as finishing races that settlement; either order must refuse it.
+      for (let round = 0; round < 20; round++) {
+        const key = { apiKeyId: 500 + round, accountId: 7, quota: '', rpmLimit: 100_000, concurrencyLimit: 1 };
+        const admit = (name: string, finishing: string[]) => b!.client.admitBatch({ settlements: [], finishing, items: [admitRequest({ ...key, taskNumber: taskNo(`${name}${round}`) })] });
+        const ended = (await admit('ended', [])).items[0].taskNumber;
+        expect((await admit('running', [ended])).items[0].admitted).toBeDefined();
+        const [raced] = await Promise.all([admit('raced', [ended]), b.client.settle({ taskNumber: ended, outcome: 'charge' })]);
+        expect(refusalOf(raced.items[0]).details.limit).toBe('concurrency');
+        const [usage] = await b.sql<{ in_flight: number }>(`SELECT in_flight FROM key_usage WHERE api_key_id = ${key.apiKeyId}`);
+        expect(usage.in_flight).toBe(1);
+      }
+    });
+
     it('refuses a call with a malformed settlement as a whole, settling and admitting none of it', async () => {
       if (!b) return;
       const key = { apiKeyId: 206, accountId: 7, quota: '10', rpmLimit: 100_000, concurrencyLimit: 100_000 };
-      const first = await b.client.admitBatch({ settlements: [], items: [admitRequest({ ...key, taskNumber: taskNo('m1') })] });
-      const refused = await rejection(b.client.admitBatch({ settlements: [{ taskNumber: first.items[0].taskNumber, outcome: 'maybe' }], items: [admitRequest({ ...key, taskNumber: taskNo('m2') })] }));
+      const first = await b.client.admitBatch({ settlements: [], finishing: [], items: [admitRequest({ ...key, taskNumber: taskNo('m1') })] });
+      const refused = await rejection(b.client.admitBatch({ finishing: [], settlements: [{ taskNumber: first.items[0].taskNumber, outcome: 'maybe' }], items: [admitRequest({ ...key, taskNumber: taskNo('m2') })] }));
       expect(refused.code).toBe(ErrorCode.InvalidArgument);
       const [usage] = await b.sql<{ used: string; in_flight: number }>('SELECT used_quota::text AS used, in_flight FROM key_usage WHERE api_key_id = 206');
       expect({ used: Number(usage.used), inFlight: usage.in_flight }).toEqual({ used: 0, inFlight: 1 });
@@ -274,7 +327,7 @@ describe('Admit under concurrency (real PostgreSQL, gRPC loopback)', () => {
     it('refuses a batch over its largest size as a whole, admitting none of it', async () => {
       if (!b) return;
       const items = Array.from({ length: 501 }, () => admitRequest({ apiKeyId: 204, accountId: 7 }));
-      const refused = await rejection(b.client.admitBatch({ settlements: [], items }));
+      const refused = await rejection(b.client.admitBatch({ settlements: [], finishing: [], items }));
       expect(refused.code).toBe(ErrorCode.InvalidArgument);
       expect(await b.sql('SELECT 1 FROM key_usage WHERE api_key_id = 204')).toHaveLength(0);
     });

@@ -47,4 +47,49 @@ describe('BillingLink', () => {
       client.close();
     }
   });
+
+  it('decides an admission before the settlements riding with it, with their slots free, and applies each settlement once after it', async () => {
+    if (!b) return;
+    const client = createGrpcClient(BillingClient, b.handle.address);
+    const link = new BillingLink(client, { settleLingerMs: 600_000 });
+    try {
+      const key = { apiKeyId: 303, concurrencyLimit: 1, rpmLimit: 100_000 };
+      const numbers = Array.from({ length: 20 }, (_, i) => taskNo(`ride${i}`));
+      const settled = [];
+      for (const taskNumber of numbers) {
+        await expect(link.admit(admitRequest({ ...key, taskNumber }))).resolves.toMatchObject({ reserved: '1' });
+        settled.push(link.settle({ taskNumber, outcome: 'charge' }));
+      }
+      await link.flush();
+      expect((await Promise.all(settled)).map((r) => [r.state, r.alreadySettled])).toEqual(numbers.map(() => ['charged', false]));
+      const rows = await b.sql<{ task_number: string; admitted_at: Date; settled_at: Date }>('SELECT task_number, admitted_at, settled_at FROM admissions WHERE task_number = ANY($1)', [numbers]);
+      const at = new Map(rows.map((r) => [r.task_number, r]));
+      // Each admission committed before the settlement of the execution before it started.
+      for (let i = 1; i < numbers.length; i++) expect(at.get(numbers[i])!.admitted_at.getTime()).toBeLessThan(at.get(numbers[i - 1])!.settled_at.getTime());
+      const [usage] = await b.sql<{ used: string; reserved: string; in_flight: number }>('SELECT used_quota::text AS used, reserved::text, in_flight FROM key_usage WHERE api_key_id = 303');
+      expect({ used: Number(usage.used), reserved: Number(usage.reserved), inFlight: usage.in_flight }).toEqual({ used: 20, reserved: 0, inFlight: 0 });
+    } finally {
+      client.close();
+    }
+  });
+
+  it('decides again, after the settlements riding with it, an admission refused for quota', async () => {
+    if (!b) return;
+    await b.client.setPrice({ actor: { accountId: 1, isAdmin: true, apiKeyId: 0 }, price: { kind: 'chatbot', basis: 'per_output_token', unitPrice: '0.01', updatedAt: '' } });
+    const client = createGrpcClient(BillingClient, b.handle.address);
+    const link = new BillingLink(client, { settleLingerMs: 600_000 });
+    try {
+      // 100 tokens reserved (1.00) each; the first uses 10 (0.10): 0.10 + 1.00 fits in 1.5, 1.00 + 1.00 does not.
+      const call = { apiKeyId: 304, quota: '1.5', concurrencyLimit: 10, rpmLimit: 100_000, kind: 'chatbot', basis: 'per_output_token', estimatedOutputTokens: 100 };
+      const first = taskNo('token1');
+      await expect(link.admit(admitRequest({ ...call, taskNumber: first }))).resolves.toMatchObject({ reserved: '1' });
+      const settled = link.settle({ taskNumber: first, outcome: 'charge', units: { inputTokens: 0, outputTokens: 10, seconds: '' } });
+      await expect(link.admit(admitRequest({ ...call, taskNumber: taskNo('token2') }))).resolves.toMatchObject({ reserved: '1', remaining: '0.4' });
+      await expect(settled).resolves.toMatchObject({ state: 'charged', charged: '0.1' });
+      const [usage] = await b.sql<{ used: string; reserved: string }>('SELECT used_quota::text AS used, reserved::text FROM key_usage WHERE api_key_id = 304');
+      expect({ used: Number(usage.used), reserved: Number(usage.reserved) }).toEqual({ used: 0.1, reserved: 1 });
+    } finally {
+      client.close();
+    }
+  });
 });

@@ -66,6 +66,12 @@ export interface AdmitBatchRequest {
    * an execution held is free for the admissions that follow it.
    */
   settlements: SettleRequest[];
+  /**
+   * Task numbers of executions that have ended and whose settlement the caller sends after this
+   * call answers: while their admissions are still open they hold no concurrency slot for this
+   * call's admissions (their reservations still count against the quota until they are settled).
+   */
+  finishing: string[];
 }
 
 export interface AdmitResult {
@@ -690,7 +696,7 @@ export const AdmitResponse: MessageFns<AdmitResponse> = {
 };
 
 function createBaseAdmitBatchRequest(): AdmitBatchRequest {
-  return { items: [], settlements: [] };
+  return { items: [], settlements: [], finishing: [] };
 }
 
 export const AdmitBatchRequest: MessageFns<AdmitBatchRequest> = {
@@ -700,6 +706,9 @@ export const AdmitBatchRequest: MessageFns<AdmitBatchRequest> = {
     }
     for (const v of message.settlements) {
       SettleRequest.encode(v!, writer.uint32(18).fork()).join();
+    }
+    for (const v of message.finishing) {
+      writer.uint32(26).string(v!);
     }
     return writer;
   },
@@ -733,6 +742,14 @@ export const AdmitBatchRequest: MessageFns<AdmitBatchRequest> = {
             message.settlements.push(SettleRequest.decode(reader, reader.uint32()));
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.finishing.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -751,6 +768,9 @@ export const AdmitBatchRequest: MessageFns<AdmitBatchRequest> = {
       settlements: globalThis.Array.isArray(object?.settlements)
         ? object.settlements.map((e: any) => SettleRequest.fromJSON(e))
         : [],
+      finishing: globalThis.Array.isArray(object?.finishing)
+        ? object.finishing.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -762,6 +782,9 @@ export const AdmitBatchRequest: MessageFns<AdmitBatchRequest> = {
     if (message.settlements?.length) {
       obj.settlements = message.settlements.map((e) => SettleRequest.toJSON(e));
     }
+    if (message.finishing?.length) {
+      obj.finishing = message.finishing;
+    }
     return obj;
   },
 
@@ -772,6 +795,7 @@ export const AdmitBatchRequest: MessageFns<AdmitBatchRequest> = {
     const message = createBaseAdmitBatchRequest();
     message.items = object.items?.map((e) => AdmitRequest.fromPartial(e)) || [];
     message.settlements = object.settlements?.map((e) => SettleRequest.fromPartial(e)) || [];
+    message.finishing = object.finishing?.map((e) => e) || [];
     return message;
   },
 };
