@@ -16,3 +16,6 @@ export function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: string; meta?: { code?: string }; message?: string };
   return e?.code === 'P2002' || e?.meta?.code === '23505' || /23505|unique constraint/i.test(e?.message ?? '');
 }
+
+/** PostgreSQL aborted the statement to break a deadlock (40P01); nothing it did was written. */
+export const isDeadlock = (err: unknown): boolean => (err as { code?: string })?.code === '40P01';

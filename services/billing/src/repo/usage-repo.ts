@@ -28,7 +28,7 @@ export interface AdmitInput {
  */
 const FINISHING_OF_KEY = `
   SELECT count(*)::int AS n FROM (
-    SELECT 1 FROM admissions f WHERE f.task_number = ANY($16::text[]) AND f.api_key_id = $1 AND f.state = 'open' FOR UPDATE
+    SELECT 1 FROM admissions f WHERE f.task_number = ANY($16::text[]) AND f.api_key_id = $1 AND f.state = 'open' ORDER BY f.task_number FOR UPDATE
   ) held`;
 
 const ADMIT_SQL = `
@@ -82,13 +82,15 @@ const ADMIT_MANY_SQL = `
                            basis, price_fixed, price_input_token, price_output_token, price_second, lease_seconds, idx)
   ), finishing AS (
     SELECT api_key_id, count(*)::int AS n FROM (
-      SELECT f.api_key_id FROM admissions f WHERE f.task_number = ANY($16::text[]) AND f.state = 'open' FOR UPDATE
+      SELECT f.api_key_id FROM admissions f WHERE f.task_number = ANY($16::text[]) AND f.state = 'open' ORDER BY f.task_number FOR UPDATE
     ) held GROUP BY api_key_id
   ), locked AS (
     SELECT k.api_key_id, k.used_quota, k.reserved,
            k.in_flight - COALESCE((SELECT f.n FROM finishing f WHERE f.api_key_id = k.api_key_id), 0) AS in_flight,
            CASE WHEN k.rpm_window = date_trunc('minute', now()) THEN k.rpm_count ELSE 0 END AS rpm_now
     FROM key_usage k WHERE k.api_key_id IN (SELECT api_key_id FROM input)
+      -- the finishing admissions are locked before any usage row (the settlement's order)
+      AND (SELECT count(*) FROM finishing) >= 0
     ORDER BY k.api_key_id FOR UPDATE
   ), ranked AS (
     SELECT i.*, l.used_quota, l.reserved AS key_reserved, l.in_flight, l.rpm_now,

@@ -92,4 +92,38 @@ describe('BillingLink', () => {
       client.close();
     }
   });
+
+  it('keeps a slot free for each of 16 clients running back to back through one link, and charges every execution once', async () => {
+    if (!b) return;
+    const client = createGrpcClient(BillingClient, b.handle.address);
+    const link = new BillingLink(client, { settleLingerMs: 10 });
+    try {
+      const key = { apiKeyId: 305, concurrencyLimit: 16, rpmLimit: 100_000 };
+      const refused: string[] = [];
+      const settled: Array<Promise<unknown>> = [];
+      await Promise.all(
+        Array.from({ length: 16 }, async (_, c) => {
+          for (let i = 0; i < 30; i++) {
+            const taskNumber = taskNo(`loop${c}-${i}`);
+            try {
+              await link.admit(admitRequest({ ...key, taskNumber }));
+            } catch (err) {
+              refused.push(String(err));
+              continue;
+            }
+            settled.push(link.settle({ taskNumber, outcome: 'charge' }));
+          }
+        }),
+      );
+      await link.flush();
+      await Promise.all(settled);
+      expect(refused).toEqual([]);
+      const [usage] = await b.sql<{ used: string; reserved: string; in_flight: number }>('SELECT used_quota::text AS used, reserved::text, in_flight FROM key_usage WHERE api_key_id = 305');
+      expect({ used: Number(usage.used), reserved: Number(usage.reserved), inFlight: usage.in_flight }).toEqual({ used: 480, reserved: 0, inFlight: 0 });
+      const [ledger] = await b.sql<{ n: number }>("SELECT count(*)::int AS n FROM ledger_entries WHERE api_key_id = 305 AND type = 'charge'");
+      expect(ledger.n).toBe(480);
+    } finally {
+      client.close();
+    }
+  });
 });
