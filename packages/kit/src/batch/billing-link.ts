@@ -14,8 +14,6 @@ export interface BillingLinkOptions {
 const ADMIT_DEADLINE_MS = 5_000;
 /** Admissions and settlements asked for while a call is under way go out together in the next, up to this many. */
 const BILLING_BATCH = 200;
-/** Billing's largest settlement batch, and its longest list of finishing executions. */
-const MAX_SETTLEMENTS_PER_CALL = 1_000;
 /** An admission gives up this long before its caller's deadline, so the caller hears 503, not a deadline. */
 const DEADLINE_MARGIN_MS = 500;
 /** A settlement that found billing away is sent again after each of these waits (about 30 s in all). */
@@ -35,70 +33,45 @@ const refusedForQuota = (r: AdmitResult) => !r.admitted && fromItemError({ code:
  * A caller's ordered link to billing's AdmitBatch: the admissions and settlements asked for while
  * one call is under way go out together in the next. A settlement does not start a call of its
  * own: it rides along with the next admissions, or goes alone after `settleLingerMs`. Riding
- * along, it goes second: the admissions are decided first, naming every settlement handed over and
- * not yet answered as `finishing` (billing counts their concurrency slots free), and answered at
- * once; the settlements go to billing in calls of their own, one at a time, each carrying all that
- * waits. So a key's slot is free for its next request as soon as the answer went back, and no
- * admission waits for a settlement's commit. An admission refused for quota while settlements were
- * finishing is decided again once they are applied (a settlement may charge less than was reserved).
+ * along with several admissions (under load), it is applied first in the same call. Riding along
+ * with one, it goes second: the admission is decided first, with the ended executions named as
+ * `finishing` (their concurrency slots are free), and answered; the settlements follow in a call
+ * of their own, which the next batch waits for. So a key's slot is free for its next request as
+ * soon as the answer went back, and a lone request does not wait for a settlement's commit. An
+ * admission refused for quota while settlements were riding is decided again after them (a
+ * settlement may charge less than was reserved).
  */
 export class BillingLink {
   private readonly calls: Coalescer<Item, Answer | Promise<Answer>>;
-  private readonly settlements: Coalescer<SettleRequest, SettleResult>;
-  /** Settlements handed to `settlements` and not answered yet (counted per task number). */
-  private readonly finishing = new Map<string, number>();
+  /** The settlements sent after the last batch's admissions: the next batch starts once they are applied. */
+  private settling: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly billing: GrpcClient<BillingClient>,
     private readonly options: BillingLinkOptions,
   ) {
     this.calls = new Coalescer((items) => this.send(items), BILLING_BATCH);
-    this.settlements = new Coalescer(async (items) => (await this.call([], items, [])).settlements, MAX_SETTLEMENTS_PER_CALL);
   }
 
   private async send(items: Item[]): Promise<Array<Answer | Promise<Answer>>> {
+    await this.settling;
     const admissions = items.flatMap((i) => ('admit' in i ? [i.admit] : []));
-    const riding = items.flatMap((i) => ('settle' in i ? [i.settle] : []));
-    const finishing = [...riding.map((s) => s.taskNumber), ...this.finishing.keys()].slice(0, MAX_SETTLEMENTS_PER_CALL);
-    let decided: AdmitResult[] = [];
-    let failed: { err: unknown } | undefined;
-    if (admissions.length > 0) {
-      try {
-        decided = (await this.call(admissions, [], finishing)).items;
-      } catch (err) {
-        failed = { err };
-      }
+    const settlements = items.flatMap((i) => ('settle' in i ? [i.settle] : []));
+    // Under load (several admissions) one call carries both, settlements applied first: fewer
+    // calls per execution, and the batch's wait is already shared by many.
+    if (admissions.length !== 1 || settlements.length === 0) {
+      const answer = await this.call(admissions, settlements, []);
+      return this.inOrder(items, answer.items, answer.settlements);
     }
-    // Handed over whatever became of the admissions: an execution that ended is settled either way.
-    const settled = riding.map((s) => this.applyLater(s));
-    if (failed) {
-      const { err } = failed;
-      let s = 0;
-      return items.map((i) => ('settle' in i ? settled[s++].then((r) => ({ settled: r })) : Promise.reject(err)));
-    }
-    const again = finishing.length === 0 ? [] : decided.flatMap((r, i) => (refusedForQuota(r) ? [i] : []));
-    // Not decided again (the call failed): the first refusal stands.
-    const redecided = again.length === 0 ? undefined : this.settlements.flush().then(() => this.call(again.map((i) => admissions[i]), [], [])).catch(() => undefined);
-    const admitted: Array<AdmitResult | Promise<AdmitResult>> = [...decided];
-    again.forEach((i, n) => (admitted[i] = redecided!.then((a) => a?.items[n] ?? decided[i])));
-    let a = 0;
-    let s = 0;
-    return items.map((i) => {
-      if ('settle' in i) return settled[s++].then((r) => ({ settled: r }));
-      const r = admitted[a++];
-      return r instanceof Promise ? r.then((admitted) => ({ admitted })) : { admitted: r };
-    });
-  }
-
-  /** Hands a settlement to the settlement calls; it counts as finishing until billing answered it. */
-  private applyLater(request: SettleRequest): Promise<SettleResult> {
-    const n = request.taskNumber;
-    this.finishing.set(n, (this.finishing.get(n) ?? 0) + 1);
-    return this.settlements.submit(request).finally(() => {
-      const left = this.finishing.get(n)! - 1;
-      if (left > 0) this.finishing.set(n, left);
-      else this.finishing.delete(n);
-    });
+    const decided = await this.call(admissions, [], settlements.map((s) => s.taskNumber));
+    const settled = this.call([], settlements, []).then((a) => a.settlements);
+    const again = decided.items.flatMap((r, i) => (refusedForQuota(r) ? [i] : []));
+    // Not decided again (the settlements or the call failed): the first refusal stands.
+    const redecided = again.length === 0 ? undefined : settled.then(() => this.call(again.map((i) => admissions[i]), [], [])).catch(() => undefined);
+    this.settling = Promise.allSettled([settled, redecided]);
+    const admitted: Array<AdmitResult | Promise<AdmitResult>> = [...decided.items];
+    again.forEach((i, n) => (admitted[i] = redecided!.then((a) => a?.items[n] ?? decided.items[i])));
+    return this.inOrder(items, admitted, settlements.map((_, n) => settled.then((all) => all[n])));
   }
 
   private async call(items: AdmitRequest[], settlements: SettleRequest[], finishing: string[]): Promise<{ items: AdmitResult[]; settlements: SettleResult[] }> {
@@ -107,6 +80,13 @@ export class BillingLink {
       throw new Error(`billing answered ${answer.items.length} of ${items.length} admissions and ${answer.settlements.length} of ${settlements.length} settlements`);
     }
     return answer;
+  }
+
+  private inOrder(items: Item[], admitted: Array<AdmitResult | Promise<AdmitResult>>, settled: Array<SettleResult | Promise<SettleResult>>): Array<Answer | Promise<Answer>> {
+    let a = 0;
+    let s = 0;
+    const answer = <T, A>(r: T | Promise<T>, wrap: (r: T) => A) => (r instanceof Promise ? r.then(wrap) : wrap(r));
+    return items.map((i) => ('admit' in i ? answer(admitted[a++], (admitted) => ({ admitted })) : answer(settled[s++], (settled) => ({ settled }))));
   }
 
   /**
@@ -160,6 +140,6 @@ export class BillingLink {
   /** Sends the settlements still waiting for a ride; resolves once billing answered. */
   async flush(): Promise<void> {
     await this.calls.flush();
-    await this.settlements.flush();
+    await this.settling;
   }
 }

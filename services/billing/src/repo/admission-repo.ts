@@ -25,19 +25,12 @@ export interface SettlementRow {
  * One statement for any number of settlements: each open admission moves to charged (its price
  * snapshot × the consumed units, rounded half-up to 6 places) or refunded, once (the open state is
  * the condition); the keys' used_quota, reservation and concurrency slots move by the sum per key;
- * a ledger row per settlement. Locks are taken in one order, the admissions by task number and
- * then the keys' usage rows by key, as the admission statements take them (finishing admissions,
- * then usage rows), so a settlement and an admission naming its executions as finishing can run
- * at the same time without waiting on each other in a circle.
+ * a ledger row per settlement.
  */
 const SETTLE_SQL = `
   WITH input AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::numeric[])
       AS i(task_number, outcome, input_tokens, output_tokens, seconds)
-  ), held AS (
-    SELECT a.task_number FROM admissions a
-    WHERE a.task_number IN (SELECT task_number FROM input) AND a.state = 'open'
-    ORDER BY a.task_number FOR UPDATE
   ), adm AS (
     UPDATE admissions a SET
       state = CASE WHEN i.outcome = 'charge' THEN 'charged' ELSE 'refunded' END,
@@ -46,19 +39,17 @@ const SETTLE_SQL = `
         ELSE 0 END,
       settled_at = now()
     FROM input i
-    WHERE a.task_number = i.task_number AND a.state = 'open' AND a.task_number IN (SELECT task_number FROM held)
+    WHERE a.task_number = i.task_number AND a.state = 'open'
     RETURNING a.task_number, a.api_key_id, a.account_id, a.kind, a.app_id, a.basis, a.reserved, a.charged, a.state, i.outcome
   ), per_key AS (
     SELECT api_key_id, sum(charged) AS charged, sum(reserved) AS reserved, count(*)::int AS n FROM adm GROUP BY api_key_id
-  ), keys AS (
-    SELECT k.api_key_id FROM key_usage k WHERE k.api_key_id IN (SELECT api_key_id FROM per_key) ORDER BY k.api_key_id FOR UPDATE
   ), usage AS (
     UPDATE key_usage k SET
       used_quota = k.used_quota + p.charged,
       reserved = GREATEST(k.reserved - p.reserved, 0),
       in_flight = GREATEST(k.in_flight - p.n, 0),
       updated_at = now()
-    FROM per_key p WHERE k.api_key_id = p.api_key_id AND k.api_key_id IN (SELECT api_key_id FROM keys)
+    FROM per_key p WHERE k.api_key_id = p.api_key_id
     RETURNING k.api_key_id
   ), ledger AS (
     INSERT INTO ledger_entries (api_key_id, account_id, kind, app_id, task_number, type, amount, basis)
