@@ -3,7 +3,7 @@ import type { LevelLimits } from '../config';
 import { effectiveLimits } from '../domain/limits';
 import { Decimal, isDecimalText, moneyText } from '../domain/money';
 import { BASES, PRICED_KINDS, reservationFor, snapshotOf, type Estimate } from '../domain/prices';
-import { isDeadlock, isUniqueViolation, limitErrors } from '../errors';
+import { isUniqueViolation, limitErrors } from '../errors';
 import type { PriceCache } from '../repo/price-cache';
 import type { AdmitInput, AdmittedUsage, UsageRepo, UsageState } from '../repo/usage-repo';
 import { MAX_SETTLE_BATCH } from './settle';
@@ -100,8 +100,6 @@ async function admitOne(deps: AdmitDeps, p: Prepared, options: HotQueryOptions):
       admitted = await deps.usage.tryAdmit(p.input, options);
     } catch (err) {
       if (isUniqueViolation(err)) throw new AppError(ErrorCode.AlreadyExists, `task ${c.taskNumber} was already admitted`);
-      // Another replica's statement took two keys' rows in the other order; nothing was written.
-      if (isDeadlock(err)) continue;
       throw err;
     }
     if (admitted) return admittedAs(p, admitted);

@@ -329,6 +329,10 @@ describe('Admit under concurrency (real PostgreSQL, gRPC loopback)', () => {
       const items = Array.from({ length: 501 }, () => admitRequest({ apiKeyId: 204, accountId: 7 }));
       const refused = await rejection(b.client.admitBatch({ settlements: [], finishing: [], items }));
       expect(refused.code).toBe(ErrorCode.InvalidArgument);
+      const finishing = Array.from({ length: 1_001 }, (_, i) => taskNo(`ended${i}`));
+      const tooMany = await rejection(b.client.admitBatch({ settlements: [], finishing, items: [admitRequest({ apiKeyId: 204, accountId: 7 })] }));
+      expect(tooMany.code).toBe(ErrorCode.InvalidArgument);
+      expect(tooMany.message).toMatch(/finishing/);
       expect(await b.sql('SELECT 1 FROM key_usage WHERE api_key_id = 204')).toHaveLength(0);
     });
   });
