@@ -226,8 +226,12 @@ describe('web console in a browser', () => {
     await expect(chart.getAttribute('data-total')).resolves.toBe('2');
     await expect(chart.getByRole('listitem').getByText('chatbot: 1').isVisible()).resolves.toBe(true);
     await expect(chart.getByRole('listitem').getByText('agent: 1').isVisible()).resolves.toBe(true);
+    // Each stat shows "…" until its own request answers.
+    const loaded = (testId: string) => user.getByTestId(testId).filter({ hasNotText: '…' });
+    await loaded('stat-executions-today').waitFor();
     await expect(user.getByTestId('stat-executions-today').textContent()).resolves.toBe('2');
     // two completed, one cancelled, none failed (GET /v1/account/task-stats)
+    await loaded('stat-error-rate-30-days-').waitFor();
     await expect(user.getByTestId('stat-error-rate-30-days-').textContent()).resolves.toBe('0.0 %');
     await accessible(user, 'overview');
     await screenshot(user, 'overview');
