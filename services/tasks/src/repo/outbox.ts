@@ -3,6 +3,8 @@ import type { TasksDb } from './prisma-types';
 
 const BATCH = 100;
 const KEEP_PUBLISHED_MS = 24 * 3_600_000;
+/** The sweep is nobody's request: it waits this long for a connection of a busy or slowly starting database (Prisma's default is 2 s). */
+const SWEEP_CONNECTION_WAIT_MS = 10_000;
 
 /**
  * Publishes the task_events rows written by each status change. The statement that wrote one hands
@@ -99,7 +101,7 @@ export class Outbox {
         await tx.taskEvent.deleteMany({ where: { id: { in: rows.map((r) => r.id) } } });
       }
       return rows.length;
-    });
+    }, { maxWait: SWEEP_CONNECTION_WAIT_MS });
   }
 }
 

@@ -1,6 +1,7 @@
-import { silentLogger, TaskStatus } from '@tollgate/kit';
+import { createLogger, pgAdapter, silentLogger, TaskStatus } from '@tollgate/kit';
 import { useTestDatabase } from '@tollgate/kit/src/testing/postgres';
 import type { TaskRequest } from '../../src/domain/types';
+import { PrismaClient } from '../../src/generated/prisma/client';
 import { Outbox } from '../../src/repo/outbox';
 import { TaskRepo } from '../../src/repo/task-repo';
 import { taskRepoHarness, type TaskRepoHarness } from '../support/task-repo';
@@ -51,5 +52,29 @@ describe('the tasks outbox', () => {
     await new Outbox(h.db, h.hot, h.bus, silentLogger(), 10_000).flush();
     expect(h.events.filter((e) => e.task_number === 'TO-LEFT-1')).toEqual([payload]);
     expect(await rowsOf(['TO-LEFT-1'])).toBe(0);
+  });
+
+  it('lets the sweep wait for a busy database instead of giving up after two seconds', async () => {
+    if (!database.available) return;
+    const payload = { task_number: 'TO-BUSY-1', status: TaskStatus.Waiting, kind: 'agent', app_id: 'demo-agent', account_id: 1, api_key_id: 1, at: new Date().toISOString() };
+    await h.hot.query(`INSERT INTO task_events (task_number, subject, payload, created_at) VALUES ($1, $2, $3::jsonb, LOCALTIMESTAMP - interval '1 minute')`, [
+      'TO-BUSY-1',
+      'tasks.status.TO-BUSY-1',
+      JSON.stringify(payload),
+    ]);
+    const lines: string[] = [];
+    const log = createLogger({ name: 'outbox-test', level: 'warn', destination: { write: (line: string) => void lines.push(line) } });
+    // One connection, held for 3 s by another transaction (a slow start, a burst of writes).
+    const db = new PrismaClient({ adapter: pgAdapter(database.url, { max: 1 }) });
+    try {
+      const holder = db.$transaction(() => new Promise((resolve) => setTimeout(resolve, 3_000)), { timeout: 10_000 });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await new Outbox(db, h.hot, h.bus, log, 10_000).flush();
+      await holder;
+      expect(lines).toEqual([]);
+      expect(h.events.filter((e) => e.task_number === 'TO-BUSY-1')).toEqual([payload]);
+    } finally {
+      await db.$disconnect();
+    }
   });
 });
