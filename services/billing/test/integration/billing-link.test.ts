@@ -126,4 +126,29 @@ describe('BillingLink', () => {
       client.close();
     }
   });
+
+  it('applies a settlement riding with a lone admission once, when billing restarts under that call', async () => {
+    if (!b) return;
+    const client = createGrpcClient(BillingClient, b.handle.address);
+    const link = new BillingLink(client, { settleLingerMs: 600_000 });
+    try {
+      const key = { apiKeyId: 306, concurrencyLimit: 1, rpmLimit: 100_000 };
+      const ended = taskNo('away1');
+      await link.admit(admitRequest({ ...key, taskNumber: ended }));
+      const settled = link.settle({ taskNumber: ended, outcome: 'charge' });
+      const restart = b.restart(600);
+      await new Promise((r) => setTimeout(r, 100));
+      // The admission's call finds billing away: 503 for it; its riding settlement is sent again.
+      await expect(link.admit(admitRequest({ ...key, taskNumber: taskNo('away2') }))).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+      await restart;
+      await new Promise((r) => setTimeout(r, 500)); // the settlement's first retry is queued again
+      // It rides with the key's next execution, whose slot it frees.
+      await expect(link.admit(admitRequest({ ...key, taskNumber: taskNo('away3') }))).resolves.toMatchObject({ reserved: '1' });
+      await expect(settled).resolves.toMatchObject({ found: true, state: 'charged' });
+      const charges = await b.sql<{ n: number }>("SELECT count(*)::int AS n FROM ledger_entries WHERE task_number = $1 AND type = 'charge'", [ended]);
+      expect(charges[0].n).toBe(1);
+    } finally {
+      client.close();
+    }
+  });
 });

@@ -41,14 +41,20 @@ describe('the tasks outbox', () => {
     expect(h.events.filter((e) => numbers.includes(e.task_number)).map((e) => e.status)).toEqual([TaskStatus.Waiting, TaskStatus.Waiting, TaskStatus.Running, TaskStatus.Running]);
   });
 
-  it('publishes a row nobody handed over once its grace period is over, then deletes it', async () => {
-    if (!database.available) return;
-    const payload = { task_number: 'TO-LEFT-1', status: TaskStatus.Waiting, kind: 'agent', app_id: 'demo-agent', account_id: 1, api_key_id: 1, at: new Date().toISOString() };
+  /** An event row a stopped replica left unpublished a minute ago; its payload. */
+  const leftBehind = async (taskNumber: string) => {
+    const payload = { task_number: taskNumber, status: TaskStatus.Waiting, kind: 'agent', app_id: 'demo-agent', account_id: 1, api_key_id: 1, at: new Date().toISOString() };
     await h.hot.query(`INSERT INTO task_events (task_number, subject, payload, created_at) VALUES ($1, $2, $3::jsonb, LOCALTIMESTAMP - interval '1 minute')`, [
-      'TO-LEFT-1',
-      'tasks.status.TO-LEFT-1',
+      taskNumber,
+      `tasks.status.${taskNumber}`,
       JSON.stringify(payload),
     ]);
+    return payload;
+  };
+
+  it('publishes a row nobody handed over once its grace period is over, then deletes it', async () => {
+    if (!database.available) return;
+    const payload = await leftBehind('TO-LEFT-1');
     await new Outbox(h.db, h.hot, h.bus, silentLogger(), 10_000).flush();
     expect(h.events.filter((e) => e.task_number === 'TO-LEFT-1')).toEqual([payload]);
     expect(await rowsOf(['TO-LEFT-1'])).toBe(0);
@@ -56,12 +62,7 @@ describe('the tasks outbox', () => {
 
   it('lets the sweep wait for a busy database instead of giving up after two seconds', async () => {
     if (!database.available) return;
-    const payload = { task_number: 'TO-BUSY-1', status: TaskStatus.Waiting, kind: 'agent', app_id: 'demo-agent', account_id: 1, api_key_id: 1, at: new Date().toISOString() };
-    await h.hot.query(`INSERT INTO task_events (task_number, subject, payload, created_at) VALUES ($1, $2, $3::jsonb, LOCALTIMESTAMP - interval '1 minute')`, [
-      'TO-BUSY-1',
-      'tasks.status.TO-BUSY-1',
-      JSON.stringify(payload),
-    ]);
+    const payload = await leftBehind('TO-BUSY-1');
     const lines: string[] = [];
     const log = createLogger({ name: 'outbox-test', level: 'warn', destination: { write: (line: string) => void lines.push(line) } });
     // One connection, held for 3 s by another transaction (a slow start, a burst of writes).
