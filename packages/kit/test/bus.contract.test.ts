@@ -259,22 +259,67 @@ describe('memory bus over a MessagePort', () => {
 });
 
 describe('memory bus retention', () => {
-  it('keeps the newest maxMessagesPerStream messages, in order, across many trims', async () => {
+  const gated = () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    return { gate, release };
+  };
+
+  it('a durable that falls behind by more than maxMessagesPerStream still gets every message, in order', async () => {
     const bus = createMemoryBus({ maxMessagesPerStream: 5 });
     try {
       const got: number[] = [];
-      // A durable that is behind: it sees only what is still retained when it catches up.
-      let release!: () => void;
-      const gate = new Promise<void>((r) => (release = r));
+      const { gate, release } = gated();
       await bus.subscribe<{ n: number }>({ durable: 'slow', subjects: 'docs.ret.*', handler: async (m) => { await gate; got.push(m.data.n); } });
       for (let n = 1; n <= 3_000; n++) await bus.publish('docs.ret.x', { n });
       release();
-      await eventually(() => expect(got.at(-1)).toBe(3_000));
-      // The first message was already taken before the trims; after it, the retained tail in order.
-      expect(got.slice(1)).toEqual([2_996, 2_997, 2_998, 2_999, 3_000]);
+      await eventually(() => expect(got).toHaveLength(3_000));
+      expect(got).toEqual(Array.from({ length: 3_000 }, (_, i) => i + 1));
+    } finally {
+      await bus.close();
+    }
+  });
+
+  it('keeps only the newest maxMessagesPerStream messages once every durable has passed them', async () => {
+    const bus = createMemoryBus({ maxMessagesPerStream: 5 });
+    try {
+      const got: number[] = [];
+      await bus.subscribe<{ n: number }>({ durable: 'keeping-up', subjects: 'docs.kept.*', handler: async (m) => void got.push(m.data.n) });
+      for (let n = 1; n <= 3_000; n++) await bus.publish('docs.kept.x', { n });
+      await eventually(() => expect(got).toHaveLength(3_000));
+      await bus.publish('docs.kept.x', { n: 3_001 });
+      await eventually(() => expect(got).toHaveLength(3_001));
       const late: number[] = [];
-      await bus.subscribe<{ n: number }>({ durable: 'late', subjects: 'docs.ret.*', handler: async (m) => void late.push(m.data.n) });
-      await eventually(() => expect(late).toEqual([2_996, 2_997, 2_998, 2_999, 3_000]));
+      await bus.subscribe<{ n: number }>({ durable: 'late', subjects: 'docs.kept.*', handler: async (m) => void late.push(m.data.n) });
+      await eventually(() => expect(late).toEqual([2_997, 2_998, 2_999, 3_000, 3_001]));
+    } finally {
+      await bus.close();
+    }
+  });
+
+  it('refuses a publish while maxPendingPerStream messages wait for a durable, and takes publishes again once it catches up', async () => {
+    const bus = createMemoryBus({ maxMessagesPerStream: 5, maxPendingPerStream: 50 });
+    try {
+      const got: number[] = [];
+      const { gate, release } = gated();
+      await bus.subscribe<{ n: number }>({ durable: 'stuck', subjects: 'docs.full.*', handler: async (m) => { await gate; got.push(m.data.n); } });
+      const accepted: number[] = [];
+      const refusals: string[] = [];
+      for (let n = 1; n <= 80; n++) {
+        await bus.publish('docs.full.x', { n }).then(
+          () => void accepted.push(n),
+          (err: Error) => void refusals.push(err.message),
+        );
+      }
+      expect(accepted.length).toBeGreaterThanOrEqual(50);
+      expect(accepted.length).toBeLessThan(80);
+      expect(refusals[0]).toMatch(/DOCS is full/);
+      // Another stream is not held up by this one.
+      await expect(bus.publish('tasks.status.other', {})).resolves.toBeUndefined();
+      release();
+      await eventually(() => expect(got).toEqual(accepted));
+      await bus.publish('docs.full.x', { n: 81 });
+      await eventually(() => expect(got.at(-1)).toBe(81));
     } finally {
       await bus.close();
     }

@@ -5,8 +5,17 @@ import type { BusMessage, EventBus, PublishOptions, StreamSpec, SubscribeOptions
 
 export interface MemoryBusOptions {
   streams?: readonly StreamSpec[];
-  /** Oldest messages beyond this count are dropped per stream; default 10,000. */
+  /**
+   * Messages kept per stream once every durable consumer has passed them (the history a new durable
+   * starts from); default 10,000. A message some durable has not yet taken is never dropped for
+   * this limit, only for its stream's age limit, as JetStream does.
+   */
   maxMessagesPerStream?: number;
+  /**
+   * Messages a stream holds for its slowest durable consumer before a publish is refused (the
+   * publisher keeps what it had: the outboxes retry); default 100,000.
+   */
+  maxPendingPerStream?: number;
   logger?: Logger;
 }
 
@@ -53,8 +62,9 @@ class Log {
     this.items.push(msg);
   }
 
-  trim(now: number, maxMessages: number): void {
-    while (this.head < this.items.length && (now - this.items[this.head].at > this.spec.maxAgeMs || this.items.length - this.head > maxMessages)) {
+  /** Drops messages past the age limit, and the oldest beyond `maxMessages` that no durable needs (sequence below `neededFrom`). */
+  trim(now: number, maxMessages: number, neededFrom: number): void {
+    while (this.head < this.items.length && (now - this.items[this.head].at > this.spec.maxAgeMs || (this.items.length - this.head > maxMessages && this.items[this.head].seq < neededFrom))) {
       this.items[this.head++] = undefined as unknown as Stored;
     }
     if (this.head > 1_024 && this.head * 2 >= this.items.length) {
@@ -136,6 +146,7 @@ interface Watcher {
 export function createMemoryBus(options: MemoryBusOptions = {}): EventBus {
   const streams = options.streams ?? DEFAULT_STREAMS;
   const maxMessages = options.maxMessagesPerStream ?? 10_000;
+  const maxPending = options.maxPendingPerStream ?? 100_000;
   const logs = new Map(streams.map((s) => [s.name, new Log(s)]));
   const consumers = new Map<string, Consumer>();
   const watchers = new Set<Watcher>();
@@ -146,6 +157,13 @@ export function createMemoryBus(options: MemoryBusOptions = {}): EventBus {
     const spec = streamFor(streams, filter);
     if (!spec) throw new Error(`no stream holds subject "${filter}"`);
     return logs.get(spec.name)!;
+  }
+
+  /** The first sequence some durable consumer of `log` has not taken yet (past the end when none lags). */
+  function neededFrom(log: Log): number {
+    let first = log.lastSeq + 1;
+    for (const c of consumers.values()) if (c.log === log && c.next < first) first = c.next;
+    return first;
   }
 
   function toMessage<T>(msg: Stored, seq: number, redelivered: boolean): BusMessage<T> {
@@ -180,14 +198,18 @@ export function createMemoryBus(options: MemoryBusOptions = {}): EventBus {
       if (!isValidSubject(subject)) throw new Error(`invalid subject "${subject}"`);
       const log = logFor(subject);
       const now = Date.now();
-      log.trim(now, maxMessages);
+      const needed = neededFrom(log);
+      log.trim(now, maxMessages, needed);
+      if (log.lastSeq + 1 - Math.max(needed, log.firstSeq) >= maxPending) {
+        throw new Error(`stream ${log.spec.name} is full: ${maxPending} messages wait for a durable consumer; publish again later`);
+      }
       if (opts.msgId !== undefined) {
         if (log.msgIds.has(opts.msgId)) return;
         log.msgIds.set(opts.msgId, now);
       }
       const msg: Stored = { seq: ++log.lastSeq, subject, payload: encode(data), headers: { ...opts.headers }, at: now };
       log.push(msg);
-      log.trim(now, maxMessages);
+      log.trim(now, maxMessages, needed);
       for (const c of consumers.values()) if (c.log === log) c.wake();
       for (const w of watchers) {
         if (!w.filters.some((f) => subjectMatches(f, subject))) continue;
