@@ -122,7 +122,10 @@ export async function systemBench(corpus: CorpusDoc[], searchWords: string[]): P
       created += r.body.data.created;
     }
     const importedMs = now() - t0;
-    while ((await total()) < created) await new Promise((r) => setTimeout(r, 100));
+    for (const until = Date.now() + 180_000; (await total()) < created; ) {
+      if (Date.now() > until) throw new Error(`${created - (await total())} of ${created} imported documents were not searchable 3 minutes after the import`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
     const searchableMs = now() - t0;
     const importCpuMs = cpuNow() - c0;
 
@@ -149,7 +152,8 @@ export async function systemBench(corpus: CorpusDoc[], searchWords: string[]): P
       const unique = `pipelineword${i}z${Date.now() % 100000}`;
       const s = now();
       const doc = await call('POST', '/api/v1/documents', token, { title: `Pipeline ${unique}`, content: corpus[i].content });
-      for (;;) {
+      for (const until = Date.now() + 30_000; ; ) {
+        if (Date.now() > until) throw new Error(`document ${doc.body.data.id} was not searchable 30 s after it was created`);
         const r = await call('GET', `/api/v1/search?q=${unique}&limit=1`, token);
         if (r.body.data.hits.some((h: { id: number }) => h.id === doc.body.data.id)) break;
         await new Promise((res) => setTimeout(res, 2));
