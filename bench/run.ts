@@ -109,7 +109,7 @@ async function syncSection(c: Ctx): Promise<Section> {
   if (failed) return { name: 'sync execution', status: 'skipped', reason: failed, rows: [] };
   const rows: Row[] = [];
   for (const n of SYNC_CONNECTIONS) {
-    const { r, cpu, warm } = await load(c, `sync x${n}`, { url: `${c.b.http}${path}`, method: 'POST', headers, body: CHAT_BODY, connections: n, seconds: SECONDS });
+    const { r, cpu, warm } = await load(c, `sync x${n}`, { url: `${c.b.http}${path}`, method: 'POST', headers, body: CHAT_BODY, connections: n, seconds: SECONDS }, { profile: `sync-x${n}` });
     rows.push(row('sync execution (demo-agent, echo, JSON)', `${n} client${n > 1 ? 's' : ''}`, r, cpu, `main thread ${share(cpu)} % of Tollgate's CPU, other threads the rest (the services' with TOLLGATE_THREADS=on; Node's GC, JIT and libuv helpers either way)`, warm));
   }
   // A key with a quota also goes through auth check 6 (its usage as billing last reported it).
@@ -201,7 +201,7 @@ async function asyncSection(c: Ctx): Promise<Section> {
   const backlogDone = () => waitForBacklog(c.b.system.databaseUrls.tasks, 60_000);
   await backlogDone();
   // Every round (and the measured run) starts with the queue empty: the workers finish each round's backlog before the next.
-  const { r, cpu, warm } = await load(c, 'async x16', { url: `${c.b.http}${path}`, method: 'POST', headers, body: CHAT_BODY, connections: 16, seconds: SECONDS }, { between: backlogDone });
+  const { r, cpu, warm } = await load(c, 'async x16', { url: `${c.b.http}${path}`, method: 'POST', headers, body: CHAT_BODY, connections: 16, seconds: SECONDS }, { between: backlogDone, profile: 'async' });
   bar.update({ step: 'async backlog' });
   const backlog = await countUnfinished(c.b.system.databaseUrls.tasks);
   const drained = await measureCpu(c.postmaster, async () => {
