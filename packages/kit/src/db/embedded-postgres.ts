@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
 import { findFreePort } from './free-port';
+import { ownerFileFor, stopServerLeftRunning } from './left-running';
 import type { DbLogger } from './logger';
 
 export interface EmbeddedPostgresOptions {
@@ -201,6 +202,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const fresh = !fs.existsSync(path.join(dataDir, 'PG_VERSION'));
   const started = Date.now();
   let postmaster: ChildProcess | undefined;
+  if (!fresh) await stopServerLeftRunning(dataDir, options.logger);
   try {
     if (fresh) {
       fs.mkdirSync(dataDir, { recursive: true });
@@ -208,6 +210,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     }
     prepareDataDir(dataDir);
     postmaster = await runPostmaster(dataDir, port, remember);
+    fs.writeFileSync(ownerFileFor(dataDir), `${process.pid}\n`);
     if (!fresh) await replaceLegacyPassword(port, password, options.logger);
   } catch (err) {
     if (postmaster) await stopPostmaster(postmaster);
@@ -230,6 +233,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     stop: async () => {
       process.off('exit', onExit);
       await stopPostmaster(running);
+      fs.rmSync(ownerFileFor(dataDir), { force: true });
       options.logger?.info({ port }, 'embedded PostgreSQL stopped');
       if (options.persistent === false) {
         fs.rmSync(dataDir, { recursive: true, force: true });
