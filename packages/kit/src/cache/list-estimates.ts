@@ -30,3 +30,29 @@ export class ListEstimates<F> {
     return this.values.recent(key);
   }
 }
+
+export interface ListPage {
+  /** Matching rows counted, at most `cap + 1`. */
+  counted: number;
+  cap: number;
+  /** Rows before this page, and the page's size and rows. */
+  skip: number;
+  pageSize: number;
+  rowsOnPage: number;
+  /** The planner's estimate, asked only above the cap. */
+  estimate: () => Promise<number>;
+}
+
+/**
+ * A list's total: exact up to `cap`; above it the estimate, kept within what the page proves. A page
+ * with rows shows at least `skip + rows` exist (exactly that many when it is short: the last page);
+ * an empty page beyond the end proves at most `skip` do, whatever page was asked for.
+ */
+export async function listTotal(p: ListPage): Promise<number> {
+  if (p.counted <= p.cap) return p.counted;
+  const seen = p.skip + p.rowsOnPage;
+  if (p.rowsOnPage > 0 && p.rowsOnPage < p.pageSize) return Math.max(p.cap + 1, seen);
+  const estimate = await p.estimate();
+  if (p.rowsOnPage === 0) return Math.max(p.cap + 1, Math.min(estimate, p.skip));
+  return Math.max(p.cap + 1, seen, estimate);
+}

@@ -1,4 +1,4 @@
-import { ListEstimates, type DocumentChange as ChangeKind, type HotQueryable, type ListEstimateOptions } from '@tollgate/kit';
+import { ListEstimates, listTotal, type DocumentChange as ChangeKind, type HotQueryable, type ListEstimateOptions } from '@tollgate/kit';
 import type { DocsDb } from '../db';
 import { Prisma } from '../generated/prisma/client';
 import type { DocumentFields, DocumentRow, RevisionRow } from '../domain/document';
@@ -205,7 +205,7 @@ export class DocumentsRepo {
       this.db.document.findMany({ where, orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }], skip: f.offset, take: f.limit }),
       this.db.document.count({ where, take: EXACT_TOTAL_CAP + 1 }),
     ]);
-    const total = counted <= EXACT_TOTAL_CAP ? counted : Math.max(EXACT_TOTAL_CAP + 1, f.offset + rows.length, await this.estimates.of(filterOnly(f)));
+    const total = await listTotal({ counted, cap: EXACT_TOTAL_CAP, skip: f.offset, pageSize: f.limit, rowsOnPage: rows.length, estimate: () => this.estimates.of(filterOnly(f)) });
     return { rows, total };
   }
 

@@ -1,4 +1,4 @@
-import { ListEstimates, TaskStatus, type ListEstimateOptions } from '@tollgate/kit';
+import { ListEstimates, listTotal, TaskStatus, type ListEstimateOptions } from '@tollgate/kit';
 import { statusEvent } from '../domain/events';
 import { isFinal } from '../domain/status';
 import type { ExecutionMode, TaskRecord, TaskRequest, Usage } from '../domain/types';
@@ -185,7 +185,7 @@ export class TaskRepo {
       this.db.task.findMany({ where, orderBy: { id: 'desc' }, skip, take }),
       this.db.task.count({ where, take: EXACT_TOTAL_CAP + 1 }),
     ]);
-    const total = counted <= EXACT_TOTAL_CAP ? counted : Math.max(EXACT_TOTAL_CAP + 1, skip + rows.length, await this.estimates.of(filter));
+    const total = await listTotal({ counted, cap: EXACT_TOTAL_CAP, skip, pageSize: take, rowsOnPage: rows.length, estimate: () => this.estimates.of(filter) });
     return { items: rows.map(toTask), total };
   }
 

@@ -78,6 +78,15 @@ describe('task list and wait estimate', () => {
     const deep = await list(r, owner, 75, 20);
     expect(deep.items.map((t) => t.taskNumber).at(-1)).toBe('seed-1-agent-1');
     expect(deep.page!.total).toBeGreaterThanOrEqual(1_500);
+    // The last page (short) gives the exact total; a page far beyond the end does not grow it.
+    const last = await list(r, owner, 54, 30);
+    expect(last.items).toHaveLength(10);
+    expect(last.page!.total).toBe(EXACT_TOTAL_CAP + 1_500);
+    const beyond = await list(r, owner, 10_000, 100);
+    expect(beyond.items).toEqual([]);
+    expect(beyond.page!.total).toBeLessThan(10_000);
+    const farthest = await list(r, owner, 2_147_483_647, 100);
+    expect(farthest.page!.total).toBeLessThan(2_147_483_647);
   });
 
   it('estimates a submission from the queue ahead of it: counted up to EXACT_WAITING_CAP, the planner\'s figure above', async () => {
