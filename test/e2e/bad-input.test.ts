@@ -41,6 +41,21 @@ describe('bad input never becomes a 500', () => {
     expect(await doc.json()).toMatchObject({ code: 422, data: { errors: [{ loc: ['body', 'title'], type: 'string_nul' }] } });
   });
 
+  it('refuses numbers beyond 32 bits with 422: max_tokens on every execution form, the task list page', async () => {
+    if (!t) return;
+    for (const path of ['/v1/agent/demo-agent/sync', '/v1/agent/demo-agent/async']) {
+      for (const stream of [false, true]) {
+        const r = await send(t, 'POST', path, { key: me.key, body: { ...hello(), stream, max_tokens: 2_147_483_648 } });
+        expect([path, stream, r.status]).toEqual([path, stream, 422]);
+        expect(r.body.detail[0].loc).toEqual(['body', 'max_tokens']);
+      }
+    }
+    for (const page of [2_147_483_648, 1_000_000_000_000_000]) {
+      const r = await send(t, 'POST', '/v1/task-query/list', { key: me.key, body: { page } });
+      expect([page, r.status]).toEqual([page, 422]);
+    }
+  });
+
   it('refuses deeply nested call_params with 422', async () => {
     if (!t) return;
     const res = await send(t, 'POST', '/v1/agent/demo-agent/sync', { key: me.key, body: { ...hello(), call_params: nested(60) } });

@@ -53,6 +53,13 @@ describe('docs API: configuration, rendering, activity, envelope', () => {
       expectEnvelope(stale, 412);
       const wrongSection = await send(t, 'PUT', '/api/v1/config/site', { token: t.adminToken, body: value, headers: { 'if-match': '"theme-1"' } });
       expectEnvelope(wrongSection, 412);
+      // If-Match compares strongly (RFC 9110): a weak tag, another spelling of the number or a
+      // version beyond any the section can have matches nothing (412, never a 500).
+      for (const tag of ['W/"site-1"', '"site-01"', '"site-2147483648"', '"site-99999999999999999999"']) {
+        const r = await send(t, 'PUT', '/api/v1/config/site', { token: t.adminToken, body: value, headers: { 'if-match': tag } });
+        expect([tag, r.status]).toEqual([tag, 412]);
+        expectEnvelope(r, 412);
+      }
       expect((await send(t, 'GET', '/api/v1/config/site', { token: reader.token })).body.data.value.name).toBe('Tollgate docs');
 
       const history = await send(t, 'GET', '/api/v1/config/site/history', { token: reader.token });

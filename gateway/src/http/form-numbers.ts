@@ -7,6 +7,9 @@ import './route-book';
  * accepted where a body may be JSON.
  */
 const DIGITS = /^\d{1,16}$/;
+
+/** The largest value of the int32 fields services take over gRPC: a bigger number is a 422 here, never an encoding error there. */
+export const INT32_MAX = 2_147_483_647;
 const DECIMAL = /^\d{1,16}(\.\d{1,16})?$/;
 
 /** A whole number written in decimal digits only (string) or a JSON integer, within [min, max]. */

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AppError, CONFIG_SECTIONS, ErrorCode, type ConfigSectionName } from '@tollgate/kit';
 import type { ConfigSection } from '@tollgate/protos/site';
 import '../http/route-book';
+import { INT32_MAX } from '../http/form-numbers';
 import type { GatewayDeps } from '../deps';
 import { requireUser, userOf } from '../auth/user-token';
 import { sendEnvelope } from '../http/envelope';
@@ -25,9 +26,10 @@ export const etagOf = (s: ConfigSection) => `"${s.section}-${s.version}"`;
 function expectedVersion(req: Request, section: string, current: () => Promise<ConfigSection>): Promise<number> | number {
   const header = req.header('if-match');
   if (!header) throw new AppError(ErrorCode.PreconditionRequired, `If-Match is required: send the ETag of your last GET /api/v1/config/${section}`);
-  const m = /^\s*(?:W\/)?"([a-z]+)-(\d+)"\s*$/.exec(header);
   if (header.trim() === '*') return current().then((s) => s.version);
-  if (!m || m[1] !== section) throw new AppError(ErrorCode.PreconditionFailed, `If-Match ${header} does not name a version of the ${section} section; GET it again for its ETag`);
+  // Strong comparison (RFC 9110): a weak tag or another spelling of the number matches no ETag this API sends.
+  const m = /^\s*"([a-z]+)-(0|[1-9]\d{0,9})"\s*$/.exec(header);
+  if (!m || m[1] !== section || Number(m[2]) > INT32_MAX) throw new AppError(ErrorCode.PreconditionFailed, `If-Match ${header} does not name a version of the ${section} section; GET it again for its ETag`);
   return Number(m[2]);
 }
 

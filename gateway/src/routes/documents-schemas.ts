@@ -2,13 +2,12 @@ import { z } from 'zod';
 import { documentJson } from '@tollgate/kit';
 import '../http/route-book';
 import type { Document, Revision } from '@tollgate/protos/docs';
-import { decimalInt } from '../http/form-numbers';
+import { decimalInt, INT32_MAX } from '../http/form-numbers';
 
 /** Limits of the docs API (the docs service checks the same ones). */
 export const DOC_LIMITS = { title: 200, content: 500_000, category: 64, tag: 40, tags: 20, slug: 120 } as const;
 export const DOC_LIST_DEFAULT_LIMIT = 20;
 export const DOC_LIST_MAX_LIMIT = 100;
-const INT32_MAX = 2_147_483_647;
 
 const slug = z
   .string()

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TASK_KINDS, TaskStatus } from '@tollgate/kit';
+import { INT32_MAX } from '../http/form-numbers';
 import { createdBound } from './task-dates';
 
 const statuses = Object.values(TaskStatus) as [string, ...string[]];
@@ -24,7 +25,7 @@ export const executeBody = z.object({
   model: z.string().min(1).max(200).optional(),
   stream: z.boolean().default(false),
   temperature: z.number().min(0).max(2).optional(),
-  max_tokens: z.number().int().positive().optional(),
+  max_tokens: z.number().int().positive().max(INT32_MAX).optional(),
   app_id: z.string().max(MAX_APP_ID_CHARS).optional().describe('optional; when given it must equal the path app_id'),
   call_params: z.record(z.string(), z.unknown()).optional(),
 });
@@ -57,7 +58,7 @@ export const taskPath = z.object({ task_number: taskNumber });
 export const batchQueryBody = z.object({ task_numbers: z.array(taskNumber).min(1).max(100) });
 
 export const listQueryBody = z.object({
-  page: z.number().int().min(1).default(1),
+  page: z.number().int().min(1).max(INT32_MAX).default(1),
   page_size: z.number().int().min(1).max(100).default(20),
   status: z.union([z.enum(statuses), z.array(z.enum(statuses))]).optional(),
   kind: z.enum(TASK_KINDS).optional(),
