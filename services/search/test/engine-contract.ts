@@ -123,6 +123,20 @@ export function engineContract(make: () => Promise<SearchEngine>, dispose: (e: S
     expect(await engine.suggest('zzzzqq', 4)).toEqual([]);
   });
 
+  it('never suggests a word that only removed or replaced documents held', async () => {
+    await engine.upsert([
+      { ...CORPUS[0], id: 31, slug: 'secret-plans', title: 'Zorblatt plans', text: 'zorblattsecretcode merger', tags: [] },
+      { ...CORPUS[0], id: 32, slug: 'animals', title: 'Animals', text: 'the quokkaphant lives here', tags: [] },
+    ]);
+    expect((await engine.suggest('zorblatts', 5)).map((s) => s.text)).toContain('zorblattsecretcode');
+    expect((await engine.suggest('quokkap', 5)).map((s) => s.text)).toContain('quokkaphant');
+    await engine.upsert([{ ...CORPUS[0], id: 31, slug: 'secret-plans', title: 'Public plans', text: 'nothing to see', tags: [] }]);
+    await engine.remove([32]);
+    expect(await engine.suggest('zorblatts', 5)).toEqual([]);
+    expect(await engine.suggest('zorblatt', 5)).toEqual([]);
+    expect(await engine.suggest('quokkap', 5)).toEqual([]);
+  });
+
   it('matches synonyms both ways once applied, and forgets them when settings change again', async () => {
     await engine.upsert([
       { ...CORPUS[0], id: 6, slug: 'cluster', title: 'Cluster deployment', text: 'Run the services on kubernetes with the chart.', tags: [] },

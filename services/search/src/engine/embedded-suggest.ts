@@ -56,7 +56,9 @@ export function embeddedSuggest(index: InvertedIndex, settings: CompiledSettings
     if (head.includes(t)) continue;
     const text = [...head, t].join(' ');
     if (seen.has(text)) continue;
-    if (headMatch && !occursIn(index.terms.get(t)!, headMatch)) continue;
+    const postings = index.terms.get(t)!;
+    // A term stays in the dictionary until the next compaction: only one a live document holds is offered.
+    if (headMatch ? !occursIn(postings, headMatch) : !occursIn(postings, index.alive)) continue;
     seen.add(text);
     terms.push({ text, kind: 'term', documentId: 0 });
   }
