@@ -2,7 +2,7 @@ import pg from 'pg';
 import { startTestSystem, type TestSystem } from '../support/system';
 import { answersOf, burst, type BurstMode } from '../support/burst';
 import { billingSql, newAccount, newApiKey } from './billing-support';
-import { send, waitForStatus } from './tasks-support';
+import { openStream, send, waitForStatus } from './tasks-support';
 
 const ENV = { TASKS_POLL_MS: '200', TASKS_LEASE_MS: '2000', TASKS_WORKERS: '8', TASKS_ADMISSION_LEASE_SECONDS: '3', TASKS_RECONCILE_INTERVAL_MS: '1000' };
 
@@ -109,6 +109,64 @@ describe('execution bursts, back-pressure and exact money (embedded)', () => {
     }, 10_000);
     expect(settled).toMatchObject({ used: 1, reserved: 0, inFlight: 0, charged: 1, refunded: 0 });
   });
+
+  it('concurrent streamed and JSON calls with one Idempotency-Key: one runs and is charged, the others are refused or replay it', async () => {
+    if (!t) return;
+    const key = await keyWithQuota('100');
+    const idem = `stream-race-${Date.now()}`;
+    const headers = { 'Idempotency-Key': idem };
+    const slow = { echo_delay_ms: 20 };
+    // Different bodies (the helper's probe: 15 streamed answers, 1 charged) and the same body.
+    const streams = Array.from({ length: 8 }, (_, i) =>
+      openStream(t!, '/v1/agent/demo-agent/sync', key.key, { messages: [{ role: 'user', content: `question ${i}` }], stream: true, call_params: slow }, undefined, headers).then(async (res) => ({
+        status: res.status,
+        text: await res.text(),
+        taskNumber: res.headers.get('x-task-number'),
+      })),
+    );
+    const same = Array.from({ length: 4 }, () =>
+      send(t!, 'POST', '/v1/agent/demo-agent/sync', { key: key.key, body: { messages: [{ role: 'user', content: 'question 0' }], call_params: slow }, headers }),
+    );
+    const answers = await Promise.all(streams);
+    const jsonAnswers = await Promise.all(same);
+    // Whichever call won, exactly one execution ran: every 200 (stream or JSON) is that task (a
+    // replay for the others), every other answer a 409 before any content.
+    const ok = [...answers.filter((a) => a.status === 200).map((a) => a.taskNumber), ...jsonAnswers.filter((r) => r.status === 200).map((r) => r.body.task_number)];
+    expect(ok.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(ok).size).toBe(1);
+    for (const a of answers) {
+      if (a.status === 200) expect(a.text).toContain('[DONE]');
+      else expect([a.status, JSON.parse(a.text)]).toEqual([409, { detail: expect.any(String) }]);
+    }
+    for (const r of jsonAnswers) expect([200, 409]).toContain(r.status);
+    const u = await until(async () => {
+      const now = await usage(t!, key.id);
+      return now.open === 0 ? now : false;
+    }, 20_000);
+    expect(u).toMatchObject({ used: 1, reserved: 0, inFlight: 0, charged: 1 });
+    const rows = await tasksOf(t, key.id);
+    expect(rows).toEqual([{ task_number: ok[0], status: '已完成' }]);
+  }, 60_000);
+
+  it('a keyed streamed run is 执行中 while it runs, its owner cannot cancel it through the API, and it is charged', async () => {
+    if (!t) return;
+    const key = await keyWithQuota('10');
+    const res = await openStream(t, '/v1/agent/demo-agent/sync', key.key, { messages: [{ role: 'user', content: 'a slow answer of several words' }], stream: true, call_params: { echo_delay_ms: 150 } }, undefined, { 'Idempotency-Key': `cancel-${Date.now()}` });
+    expect(res.status).toBe(200);
+    const taskNumber = res.headers.get('x-task-number')!;
+    const seen = await send(t, 'GET', `/v1/task-query/${taskNumber}`, { key: key.key });
+    expect(seen.status).toBe(200);
+    expect(JSON.stringify(seen.body)).toContain('执行中');
+    const cancel = await send(t, 'POST', '/v1/task-status/update', { key: key.key, body: { task_number: taskNumber, status: '已取消' } });
+    expect(cancel.status).toBe(409);
+    expect(await res.text()).toContain('[DONE]');
+    const u = await until(async () => {
+      const now = await usage(t!, key.id);
+      return now.open === 0 ? now : false;
+    }, 20_000);
+    expect(u).toMatchObject({ used: 1, charged: 1 });
+    expect(await tasksOf(t, key.id)).toEqual([{ task_number: taskNumber, status: '已完成' }]);
+  }, 60_000);
 
   it('a submission slower than the gateway deadline: every task that completes is charged exactly once, none without a task', async () => {
     if (!t) return;

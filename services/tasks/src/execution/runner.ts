@@ -1,5 +1,5 @@
 import { AppError, TaskStatus, isAppError, isCapacityError, type Logger } from '@tollgate/kit';
-import type { AppRecord, CompletionJson, TaskRecord } from '../domain/types';
+import type { AppRecord, CompletionJson, TaskRecord, Usage } from '../domain/types';
 import { executorFor } from '../executors';
 import { isProviderError, providerFor } from '../providers';
 import type { ConversationRepo } from '../repo/conversation-repo';
@@ -17,6 +17,9 @@ export interface RunnerDeps {
   settings: { workerId: string; leaseMs: number; providerTimeoutMs: number };
 }
 
+/** The usage of a run that delivered part of its answer before it stopped: it is charged, at no tokens. */
+export const NO_USAGE: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+
 export type RunOutcome =
   | { kind: 'completed'; task: TaskRecord; completion: CompletionJson }
   | { kind: 'failed'; task: TaskRecord | null; reason: 'upstream' | 'timeout' | 'internal' | 'busy'; comments: string }
@@ -25,6 +28,8 @@ export type RunOutcome =
 export interface RunOptions {
   /** The caller's own cancellation (a sync client that went away). */
   callerSignal?: AbortSignal;
+  /** A streamed sync run: told before the run starts (the first chunk). */
+  onStart?: () => Promise<void>;
   onDelta?: (text: string) => Promise<void>;
 }
 
@@ -67,7 +72,11 @@ export async function runTask(deps: RunnerDeps, task: TaskRecord, app: AppRecord
     return done;
   };
 
+  // What reached a sync caller before it left is paid for (a cancelled task with usage).
+  let delivered = false;
+  const onDelta = options.onDelta;
   try {
+    await options.onStart?.();
     const output = await executorFor(app.kind).run(
       { app, request: task.request, taskNumber: task.taskNumber, accountId: task.accountId },
       {
@@ -75,7 +84,10 @@ export async function runTask(deps: RunnerDeps, task: TaskRecord, app: AppRecord
         conversations: deps.conversations,
         signal: run.signal,
         timeoutMs: app.timeoutMs || settings.providerTimeoutMs,
-        onDelta: options.onDelta,
+        onDelta: onDelta && (async (text) => {
+          await onDelta(text);
+          if (text) delivered = true;
+        }),
         reportProgress: async (progress) => {
           await tasks.transition(task.taskNumber, [TaskStatus.Running], TaskStatus.Running, { progress }, owner);
         },
@@ -89,7 +101,7 @@ export async function runTask(deps: RunnerDeps, task: TaskRecord, app: AppRecord
   } catch (err) {
     const stop = run.signal.aborted ? (run.signal.reason as StopRequested) : undefined;
     if (stop instanceof StopRequested) {
-      if (stop.why === 'client-gone') await finish(TaskStatus.Cancelled, { comments: 'the client closed the connection before the answer was complete' });
+      if (stop.why === 'client-gone') await finish(TaskStatus.Cancelled, { comments: 'the client closed the connection before the answer was complete', ...(delivered ? { usage: NO_USAGE } : {}) });
       log.info({ why: stop.why }, 'task run stopped');
       return { kind: 'stopped', why: stop.why };
     }

@@ -6,6 +6,8 @@ import { jsonText, ts } from './task-sql';
 export interface TaskInsert {
   task: TaskRecord;
   event: { subject: string; payload: object };
+  /** A task written 执行中 by the replica that runs it (a keyed sync run): its lease. */
+  leaseExpiresAt?: Date;
 }
 
 /** An insert waiting for its statement, with its caller's deadline. */
@@ -27,9 +29,10 @@ const oneByOne = (err: unknown) => /^(40P01|22|23)/.test((err as { code?: string
 const CREATE_SQL = `
   WITH t AS (
     INSERT INTO tasks (task_number, app_id, kind, account_id, api_key_id, status, mode, request, result, comments, usage,
-                       idempotency_key, request_hash, attempts, created_at, updated_at, started_at, finished_at, progress)
+                       idempotency_key, request_hash, attempts, created_at, updated_at, started_at, finished_at, progress,
+                       lease_owner, lease_expires_at)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10, $11::jsonb, $12, $13, $14,
-            $15::timestamp, $15::timestamp, $16::timestamp, $17::timestamp, $20::jsonb)
+            $15::timestamp, $15::timestamp, $16::timestamp, $17::timestamp, $20::jsonb, $21, $22::timestamp)
     ON CONFLICT DO NOTHING
     RETURNING task_number
   ), e AS (
@@ -46,14 +49,18 @@ const CREATE_SQL = `
 const CREATE_MANY_SQL = `
   WITH input AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],
-                         $11::text[], $12::text[], $13::text[], $14::int[], $15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $20::text[])
+                         $11::text[], $12::text[], $13::text[], $14::int[], $15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $20::text[],
+                         $21::text[], $22::text[])
       WITH ORDINALITY AS i(task_number, app_id, kind, account_id, api_key_id, status, mode, request, result, comments,
-                           usage, idempotency_key, request_hash, attempts, created_at, started_at, finished_at, subject, payload, progress, idx)
+                           usage, idempotency_key, request_hash, attempts, created_at, started_at, finished_at, subject, payload, progress,
+                           lease_owner, lease_expires_at, idx)
   ), t AS (
     INSERT INTO tasks (task_number, app_id, kind, account_id, api_key_id, status, mode, request, result, comments, usage,
-                       idempotency_key, request_hash, attempts, created_at, updated_at, started_at, finished_at, progress)
+                       idempotency_key, request_hash, attempts, created_at, updated_at, started_at, finished_at, progress,
+                       lease_owner, lease_expires_at)
     SELECT task_number, app_id, kind, account_id, api_key_id, status, mode, request::jsonb, result::jsonb, comments, usage::jsonb,
-           idempotency_key, request_hash, attempts, created_at::timestamp, created_at::timestamp, started_at::timestamp, finished_at::timestamp, progress::jsonb
+           idempotency_key, request_hash, attempts, created_at::timestamp, created_at::timestamp, started_at::timestamp, finished_at::timestamp, progress::jsonb,
+           lease_owner, lease_expires_at::timestamp
     FROM input ORDER BY idx
     ON CONFLICT DO NOTHING
     RETURNING task_number
@@ -66,7 +73,7 @@ const CREATE_MANY_SQL = `
   )
   SELECT id::text AS event_id, task_number FROM e`;
 
-function columnsOf({ task, event }: TaskInsert): unknown[] {
+function columnsOf({ task, event, leaseExpiresAt }: TaskInsert): unknown[] {
   return [
     task.taskNumber,
     task.appId,
@@ -88,6 +95,8 @@ function columnsOf({ task, event }: TaskInsert): unknown[] {
     event.subject,
     JSON.stringify(event.payload),
     task.progress === null ? null : jsonText(task.progress),
+    task.leaseOwner,
+    leaseExpiresAt ? ts(leaseExpiresAt) : null,
   ];
 }
 

@@ -28,6 +28,8 @@ export interface NewTask {
   usage?: Usage | null;
   /** A sync run's last progress report. */
   progress?: unknown;
+  /** Written 执行中 by the replica that runs it (a keyed sync run): its lease. */
+  lease?: { owner: string; expiresAt: Date };
 }
 
 export interface TaskChange {
@@ -138,7 +140,7 @@ export class TaskRepo {
       usage: t.usage ?? null,
       idempotencyKey: t.idempotencyKey,
       requestHash: t.requestHash,
-      leaseOwner: null,
+      leaseOwner: t.lease?.owner ?? null,
       attempts: t.startedAt ? 1 : 0,
       createdAt: t.startedAt ?? now,
       updatedAt: now,
@@ -146,7 +148,7 @@ export class TaskRepo {
       finishedAt: isFinal(t.status ?? TaskStatus.Waiting) ? now : null,
     };
     const event = statusEvent(task);
-    const eventId = await this.inserts.insert({ task, event }, options);
+    const eventId = await this.inserts.insert({ task, event, leaseExpiresAt: t.lease?.expiresAt }, options);
     if (eventId === null) return 'duplicate';
     await this.outbox.committed(eventId, event.subject, event.payload);
     return task;

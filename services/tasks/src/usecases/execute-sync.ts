@@ -1,13 +1,13 @@
 import { AppError, TaskStatus } from '@tollgate/kit';
 import type { TasksContext } from '../context';
-import type { CompletionJson, TaskRecord, Usage } from '../domain/types';
+import type { CompletionJson, TaskRecord } from '../domain/types';
 import { toCompletion } from '../execution/completion';
-import { failureOf, outcomeError } from '../execution/runner';
+import { failureOf, NO_USAGE, outcomeError, runTask } from '../execution/runner';
 import { StopRequested } from '../execution/running';
 import { announced, executorFor } from '../executors';
 import { providerFor } from '../providers';
 import type { NewTask } from '../repo/task-repo';
-import { findReplay, prepareExecution, type ExecuteInput } from './prepare-execution';
+import { findReplay, prepareExecution, type ExecuteInput, type PreparedExecution } from './prepare-execution';
 import { syncReplay } from './replay';
 
 export interface SyncAnswer {
@@ -34,8 +34,6 @@ export interface StreamHead {
   extra: Record<string, unknown>;
 }
 
-const NO_USAGE: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
-
 /**
  * Runs an execution in the caller's request: checks (nothing reserved for a 404/422), admission,
  * the run, then its task row written once in its final state with its status event (one
@@ -52,6 +50,7 @@ export async function executeSync(ctx: TasksContext, input: ExecuteInput, option
   });
   const { app, request, taskNumber, requestHash } = prepared;
   if (prepared.replay) return { completion: syncReplay(prepared.replay), taskNumber: prepared.replay.taskNumber, replayed: true };
+  if (input.idempotencyKey) return executeKeyed(ctx, input, options, prepared);
 
   const startedAt = new Date();
   const row: NewTask = {
@@ -126,6 +125,46 @@ export async function executeSync(ctx: TasksContext, input: ExecuteInput, option
     if (input.payer && written === 'duplicate') void ctx.admissions.refund(taskNumber);
     else if (written === undefined) ctx.admissions.release(taskNumber);
   }
+}
+
+/**
+ * A run with an Idempotency-Key takes its key before anything runs: its task row is written at once,
+ * 执行中 and leased to this replica, and the runner heartbeats it and moves it to its final state. A
+ * request with the same key arriving meanwhile finds that row: 409 while it runs (different body:
+ * 409 always), its answer once it has ended. So two runs of one key never both reach a client, and
+ * what reaches one is charged.
+ */
+async function executeKeyed(ctx: TasksContext, input: ExecuteInput, options: SyncOptions, prepared: PreparedExecution): Promise<SyncAnswer> {
+  const { app, request, taskNumber, requestHash } = prepared;
+  const startedAt = new Date();
+  let claimed: TaskRecord | 'duplicate' | undefined;
+  try {
+    claimed = await ctx.tasks.create({
+      taskNumber,
+      appId: app.id,
+      kind: app.kind,
+      accountId: input.actor.accountId,
+      apiKeyId: input.actor.apiKeyId,
+      mode: 'sync',
+      request: { ...request, stream: options.onDelta !== undefined },
+      idempotencyKey: input.idempotencyKey,
+      requestHash,
+      status: TaskStatus.Running,
+      startedAt,
+      lease: { owner: ctx.settings.workerId, expiresAt: new Date(startedAt.getTime() + ctx.settings.leaseMs) },
+    }, { deadline: input.deadline });
+  } finally {
+    // Not written (or its fate unknown): nothing runs; the admission is refunded (duplicate) or left
+    // to its lease and the reconciler, which settles it by what the table says.
+    if (claimed === 'duplicate' && input.payer) void ctx.admissions.refund(taskNumber);
+    if (claimed === undefined || claimed === 'duplicate') ctx.admissions.release(taskNumber);
+  }
+  if (claimed === 'duplicate') return replayAfterRace(ctx, input, requestHash, taskNumber);
+
+  const head: StreamHead = { id: `chatcmpl-${taskNumber}`, taskNumber, created: Math.floor(startedAt.getTime() / 1000), model: request.model || app.model, extra: announced(app, request) };
+  const outcome = await runTask(ctx, claimed, app, { callerSignal: options.signal, onStart: options.onStart && (() => options.onStart!(head)), onDelta: options.onDelta });
+  if (outcome.kind === 'completed') return { completion: outcome.completion, taskNumber, replayed: false };
+  throw outcomeError(taskNumber, outcome);
 }
 
 /** Two requests with one Idempotency-Key raced past the first check: answer from the one that won. */

@@ -37,6 +37,10 @@ export async function updateStatus(ctx: TasksContext, input: UpdateStatusInput):
   const reporting = !!reporter && task?.appId === reporter.id;
   if (!task || !(reporting || canSeeTask(input.actor, task))) throw taskNotFound(input.taskNumber);
 
+  if (task.mode === 'sync' && task.status === TaskStatus.Running) {
+    // Only a keyed sync run has a row while it runs; it ends (and is paid for what it delivered) when its caller's connection closes.
+    throw AppError.conflict(`task ${task.taskNumber} is a synchronous run still under way: it ends when its connection closes`, { from: task.status, to });
+  }
   const privileged = reporting || !!input.actor?.isAdmin;
   assertTransition(task.status, to, privileged);
   if (!privileged && to !== TaskStatus.Cancelled) {
