@@ -63,6 +63,18 @@ describe('webhooks', () => {
     expect((await hooks(t, 'GET', `/${r.body.data.id}`, me.token)).status).toBe(404);
   });
 
+  it('holds the per-account limit of 20 subscriptions under 30 concurrent creates', async () => {
+    if (!t) return;
+    const fresh = await newAccountWithKey(t);
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => hooks(t!, 'POST', '', fresh.token, { url: `${rcv.url}/limit-${i}`, events: ['document.created'] })));
+    expect(answers.filter((r) => r.status === 201)).toHaveLength(20);
+    for (const r of answers.filter((x) => x.status !== 201)) {
+      expectEnvelope(r, 409);
+      expect(r.body.message).toMatch(/at most 20 webhooks/);
+    }
+    expect((await hooks(t, 'GET', '', fresh.token)).body.data.webhooks).toHaveLength(20);
+  });
+
   it('signs a document delivery with the secret; its data is the document exactly as the API returns it', async () => {
     if (!t) return;
     const sub = await subscribe(t, me.token, `${rcv.url}/signed`, ['document.created']);

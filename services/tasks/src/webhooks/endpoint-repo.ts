@@ -17,12 +17,24 @@ export interface EndpointChange {
   active?: boolean;
 }
 
+/** First key of the advisory lock that serialises one account's subscription creates (the second is the account id). */
+const ACCOUNT_WEBHOOKS_LOCK = 0x77656268; // "webh"
+
 /** Subscriptions and the accounts' default secrets, in the tasks database. */
 export class EndpointRepo {
   constructor(private readonly db: TasksDb) {}
 
-  create(e: NewEndpoint): Promise<EndpointRecord> {
-    return this.db.webhookEndpoint.create({ data: e });
+  /**
+   * Creates the subscription unless its account already has `max`; null then. The count and the
+   * insert run under a lock of the account (a transaction-scoped advisory lock), so concurrent
+   * creates cannot pass the limit together.
+   */
+  createWithin(e: NewEndpoint, max: number): Promise<EndpointRecord | null> {
+    return this.db.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(${ACCOUNT_WEBHOOKS_LOCK}::int, ${e.accountId}::int)`;
+      if ((await tx.webhookEndpoint.count({ where: { accountId: e.accountId } })) >= max) return null;
+      return tx.webhookEndpoint.create({ data: e });
+    });
   }
 
   find(id: string): Promise<EndpointRecord | null> {
@@ -32,10 +44,6 @@ export class EndpointRepo {
   /** Every subscription of the account, or of everyone (admin), oldest first. */
   list(accountId: number | undefined): Promise<EndpointRecord[]> {
     return this.db.webhookEndpoint.findMany({ where: accountId === undefined ? {} : { accountId }, orderBy: { createdAt: 'asc' }, take: 1000 });
-  }
-
-  countOf(accountId: number): Promise<number> {
-    return this.db.webhookEndpoint.count({ where: { accountId } });
   }
 
   /** Every active subscription (the fan-out keeps them in memory: ActiveEndpoints). */

@@ -33,7 +33,7 @@ describe('active webhook subscriptions in memory', () => {
     await db?.$disconnect();
   });
 
-  const create = (accountId: number, events: string[]) => repo.create({ id: `wh_mem_${++n}`, accountId, url: 'https://example.com/hook', events, description: '', secret: 'whsec_x' });
+  const create = async (accountId: number, events: string[]) => (await repo.createWithin({ id: `wh_mem_${++n}`, accountId, url: 'https://example.com/hook', events, description: '', secret: 'whsec_x' }, 1_000))!;
   const announce = (id: string, accountId: number) => bus.publish(webhookChangedSubject(id), { id, account_id: accountId, change: 'updated', by_account_id: accountId, at: new Date().toISOString() });
   const ids = (xs: Array<{ id: string }>) => xs.map((x) => x.id).sort();
   /** What `read` answers once it equals `want` (the bus delivers the change event a moment later), or its last answer. */

@@ -28,7 +28,7 @@ describe('webhook delivery queue', () => {
     await db?.$disconnect();
   });
 
-  const endpoint = async () => endpoints.create({ id: `wh_test_${++n}`, accountId: 7, url: 'https://example.com/hook', events: ['*'], description: '', secret: 'whsec_x' });
+  const endpoint = async () => (await endpoints.createWithin({ id: `wh_test_${++n}`, accountId: 7, url: 'https://example.com/hook', events: ['*'], description: '', secret: 'whsec_x' }, 1_000))!;
   const delivery = (endpointId: string, key = `k${++n}`): NewDelivery => {
     const eventId = eventIdOf(key);
     return { id: deliveryIdOf(eventId, endpointId), eventId, eventType: 'ping', endpointId, accountId: 7, url: 'https://example.com/hook', body: '{}', maxAttempts: 3 };

@@ -20,10 +20,8 @@ export async function createWebhook(ctx: WebhooksContext, actor: Actor, input: C
   const events = checkEvents(input.events);
   const description = checkDescription(input.description);
   const url = await checkSubscriptionUrl(input.url, ctx.settings.allowPrivateNetworks);
-  if ((await ctx.endpoints.countOf(actor.accountId)) >= ctx.settings.maxPerAccount) {
-    throw AppError.conflict(`an account may have at most ${ctx.settings.maxPerAccount} webhooks`);
-  }
-  const e = await ctx.endpoints.create({ id: `wh_${randomBytes(12).toString('hex')}`, accountId: actor.accountId, url, events, description, secret: newSecret() });
+  const e = await ctx.endpoints.createWithin({ id: `wh_${randomBytes(12).toString('hex')}`, accountId: actor.accountId, url, events, description, secret: newSecret() }, ctx.settings.maxPerAccount);
+  if (!e) throw AppError.conflict(`an account may have at most ${ctx.settings.maxPerAccount} webhooks`);
   await announce(ctx, actor, e, 'created');
   return e;
 }
