@@ -69,6 +69,23 @@ describe('docs API: bulk import', () => {
     expect(hits).toEqual(published);
   });
 
+  it('derives distinct slugs for one title under concurrency: single creates and bulk imports all succeed', async () => {
+    if (!t) return;
+    const title = `Concurrent slug ${Date.now()}`;
+    const singles = await Promise.all(Array.from({ length: 20 }, (_, i) => call(t!, 'POST', '/api/v1/documents', writer.token, { title, content: `single ${i}` })));
+    expect(singles.map((r) => r.status).filter((s) => s !== 201)).toEqual([]);
+    const bulks = await Promise.all(
+      Array.from({ length: 6 }, (_, b) => bulk({ documents: Array.from({ length: 5 }, (_, i) => ({ title, content: `bulk ${b}.${i}` })) })),
+    );
+    expect(bulks.map((r) => r.status).filter((s) => s !== 200)).toEqual([]);
+    const bulkResults = bulks.flatMap((r) => r.body.data.results as Array<{ status: number; slug?: string }>);
+    expect(bulkResults.map((x) => x.status).filter((s) => s !== 201)).toEqual([]);
+    const slugs = [...singles.map((r) => r.body.data.slug as string), ...bulkResults.map((x) => x.slug!)];
+    expect(new Set(slugs).size).toBe(50);
+    const base = [...slugs].sort((a, b) => a.length - b.length)[0];
+    expect(slugs.every((x) => x === base || new RegExp(`^${base}-\\d+$`).test(x))).toBe(true);
+  }, 60_000);
+
   it('refuses a request that is not 1 to 1,000 documents, and needs docs_write', async () => {
     if (!t) return;
     const none = await bulk({ documents: [] });

@@ -1,4 +1,4 @@
-import { ListEstimates, listTotal, type DocumentChange as ChangeKind, type HotQueryable, type ListEstimateOptions } from '@tollgate/kit';
+import { AppError, ErrorCode, ListEstimates, listTotal, type DocumentChange as ChangeKind, type HotQueryable, type ListEstimateOptions } from '@tollgate/kit';
 import type { DocsDb } from '../db';
 import { Prisma } from '../generated/prisma/client';
 import type { DocumentFields, DocumentRow, RevisionRow } from '../domain/document';
@@ -141,55 +141,34 @@ export class DocumentsRepo {
    */
   async createMany(docs: DocumentFields[], authorAccountId: number): Promise<DocumentRow[]> {
     if (docs.length === 0) return [];
-    const rows = await this.db
-      .$transaction(async (tx) => {
-        const inserted = await tx.$queryRaw<Array<{ id: number; slug: string; version: number; createdAt: Date; updatedAt: Date }>>`
-          INSERT INTO documents (slug, title, content, category, tags, author_account_id, status, version, created_at, updated_at)
-          SELECT x.slug, x.title, x.content, x.category, ARRAY(SELECT jsonb_array_elements_text(x.tags::jsonb)), ${authorAccountId}, x.status, 1, now(), now()
-          FROM unnest(${docs.map((d) => d.slug)}::text[], ${docs.map((d) => d.title)}::text[], ${docs.map((d) => d.content)}::text[],
-                      ${docs.map((d) => d.category)}::text[], ${docs.map((d) => JSON.stringify(d.tags))}::text[], ${docs.map((d) => d.status)}::text[])
-               WITH ORDINALITY AS x(slug, title, content, category, tags, status, ord)
-          ORDER BY x.ord
-          RETURNING id, slug, version, created_at AS "createdAt", updated_at AS "updatedAt"`;
-        const bySlug = new Map(inserted.map((r) => [r.slug, r]));
-        const ordered: DocumentRow[] = docs.map((d) => {
-          const r = bySlug.get(d.slug)!;
-          return { ...d, id: r.id, version: r.version, authorAccountId, createdAt: r.createdAt, updatedAt: r.updatedAt, deletedAt: null };
-        });
-        const ids = ordered.map((d) => d.id);
-        await tx.$executeRaw`
-          INSERT INTO revisions (document_id, version, title, content, category, tags, author_account_id, created_at)
-          SELECT id, version, title, content, category, tags, author_account_id, now() FROM documents WHERE id = ANY(${ids}::int[])`;
-        const events = ordered.map((doc) => documentEvent('created', doc, authorAccountId));
-        await tx.$executeRaw`
-          INSERT INTO outbox_events (subject, payload)
-          SELECT s, p::jsonb FROM unnest(${events.map((e) => e.subject)}::text[], ${events.map((e) => JSON.stringify(e.payload))}::text[]) WITH ORDINALITY AS x(s, p, ord)
-          ORDER BY x.ord`;
-        return ordered;
-      }, BULK_TX_OPTIONS)
-      .catch((err: unknown) => {
-        throw isUniqueViolation(err) || isRawUniqueViolation(err) ? slugTaken('') : err;
-      });
+    const rows = await this.db.$transaction((tx) => insertMany(tx, docs, authorAccountId), BULK_TX_OPTIONS).catch(slugTakenOrRethrow);
     this.committed();
     return rows;
   }
 
+  /**
+   * Runs `work` in one transaction that first takes the slug lock of each of `bases` (advisory,
+   * transaction-scoped, in sorted order): creators deriving slugs from one title then read the
+   * taken slugs and write theirs one after another, so none picks a slug another is writing.
+   */
+  async withSlugLocks<T>(bases: string[], work: (w: SlugWriter) => Promise<T>): Promise<T> {
+    const out = await this.db
+      .$transaction(async (tx) => {
+        for (const base of [...new Set(bases)].sort()) await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtext(${`docs-slug:${base}`}))`;
+        return work({ takenSlugs: (slugs, prefixes) => takenSlugsIn(tx, slugs, prefixes), createMany: (docs, author) => insertMany(tx, docs, author) });
+      }, BULK_TX_OPTIONS)
+      .catch(slugTakenOrRethrow);
+    this.committed();
+    return out;
+  }
+
   /** Which of `slugs` are taken, and every taken slug that starts with one of `prefixes` (few: only bases already taken). */
-  async takenSlugs(slugs: string[], prefixes: string[]): Promise<Set<string>> {
-    const rows = await this.db.document.findMany({
-      where: { OR: [{ slug: { in: slugs } }, ...prefixes.map((p) => ({ slug: { startsWith: `${p}-` } }))] },
-      select: { slug: true },
-    });
-    return new Set(rows.map((r) => r.slug));
+  takenSlugs(slugs: string[], prefixes: string[]): Promise<Set<string>> {
+    return takenSlugsIn(this.db, slugs, prefixes);
   }
 
   find(id: number): Promise<DocumentRow | null> {
     return this.db.document.findUnique({ where: { id } });
-  }
-
-  async slugsLike(base: string): Promise<Set<string>> {
-    const rows = await this.db.document.findMany({ where: { slug: { startsWith: base } }, select: { slug: true } });
-    return new Set(rows.map((r) => r.slug));
   }
 
   async list(f: ListFilter): Promise<{ rows: DocumentRow[]; total: number }> {
@@ -300,4 +279,51 @@ const fromSql = (r: DocumentSqlRow): DocumentRow => ({
 /** The filter without its page: the rows one estimate is about. */
 function filterOnly({ offset: _offset, limit: _limit, ...filter }: ListFilter): Omit<ListFilter, 'offset' | 'limit'> {
   return filter;
+}
+
+/** What a transaction holding slug locks may do (DocumentsRepo.withSlugLocks). */
+export interface SlugWriter {
+  takenSlugs(slugs: string[], prefixes: string[]): Promise<Set<string>>;
+  createMany(docs: DocumentFields[], authorAccountId: number): Promise<DocumentRow[]>;
+}
+
+type DocsTx = Parameters<Parameters<DocsDb['$transaction']>[0]>[0];
+
+async function takenSlugsIn(db: Pick<DocsDb, 'document'> | DocsTx, slugs: string[], prefixes: string[]): Promise<Set<string>> {
+  const rows = await db.document.findMany({
+    where: { OR: [{ slug: { in: slugs } }, ...prefixes.map((p) => ({ slug: { startsWith: `${p}-` } }))] },
+    select: { slug: true },
+  });
+  return new Set(rows.map((r) => r.slug));
+}
+
+/** The rows, their first revisions and their `created` events, in the order of `docs`: three set-based statements of `tx`. */
+async function insertMany(tx: DocsTx, docs: DocumentFields[], authorAccountId: number): Promise<DocumentRow[]> {
+    const inserted = await tx.$queryRaw<Array<{ id: number; slug: string; version: number; createdAt: Date; updatedAt: Date }>>`
+      INSERT INTO documents (slug, title, content, category, tags, author_account_id, status, version, created_at, updated_at)
+      SELECT x.slug, x.title, x.content, x.category, ARRAY(SELECT jsonb_array_elements_text(x.tags::jsonb)), ${authorAccountId}, x.status, 1, now(), now()
+      FROM unnest(${docs.map((d) => d.slug)}::text[], ${docs.map((d) => d.title)}::text[], ${docs.map((d) => d.content)}::text[],
+                  ${docs.map((d) => d.category)}::text[], ${docs.map((d) => JSON.stringify(d.tags))}::text[], ${docs.map((d) => d.status)}::text[])
+           WITH ORDINALITY AS x(slug, title, content, category, tags, status, ord)
+      ORDER BY x.ord
+      RETURNING id, slug, version, created_at AS "createdAt", updated_at AS "updatedAt"`;
+    const bySlug = new Map(inserted.map((r) => [r.slug, r]));
+    const ordered: DocumentRow[] = docs.map((d) => {
+      const r = bySlug.get(d.slug)!;
+      return { ...d, id: r.id, version: r.version, authorAccountId, createdAt: r.createdAt, updatedAt: r.updatedAt, deletedAt: null };
+    });
+    const ids = ordered.map((d) => d.id);
+    await tx.$executeRaw`
+      INSERT INTO revisions (document_id, version, title, content, category, tags, author_account_id, created_at)
+      SELECT id, version, title, content, category, tags, author_account_id, now() FROM documents WHERE id = ANY(${ids}::int[])`;
+    const events = ordered.map((doc) => documentEvent('created', doc, authorAccountId));
+    await tx.$executeRaw`
+      INSERT INTO outbox_events (subject, payload)
+      SELECT s, p::jsonb FROM unnest(${events.map((e) => e.subject)}::text[], ${events.map((e) => JSON.stringify(e.payload))}::text[]) WITH ORDINALITY AS x(s, p, ord)
+      ORDER BY x.ord`;
+    return ordered;
+}
+
+function slugTakenOrRethrow(err: unknown): never {
+  throw isUniqueViolation(err) || isRawUniqueViolation(err) ? new AppError(ErrorCode.AlreadyExists, 'another request took one of these slugs meanwhile; send the request again') : err;
 }

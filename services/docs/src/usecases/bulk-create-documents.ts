@@ -1,7 +1,7 @@
 import { AppError, ErrorCode } from '@tollgate/kit';
 import { checkCategory, checkContent, checkSlug, checkStatus, checkTags, checkTitle, slugify, type Actor, type DocumentFields, type DocumentRow } from '../domain/document';
 import { slugTaken } from '../domain/errors';
-import type { DocumentsRepo } from '../repo/documents-repo';
+import type { DocumentsRepo, SlugWriter } from '../repo/documents-repo';
 import type { CreateDocumentInput } from './create-document';
 import { slugAllocator } from './create-document';
 
@@ -34,17 +34,22 @@ export async function bulkCreateDocuments(repo: DocumentsRepo, actor: Actor, ite
     }
   });
 
-  for (let attempt = 1; ; attempt++) {
-    const planned = await planSlugs(repo, valid);
+  const write = async (w: SlugWriter) => {
+    const planned = await planSlugs(w, valid);
     const toCreate = planned.filter((p): p is (typeof planned)[number] & { slug: string } => p.slug !== undefined);
+    const rows = await w.createMany(
+      toCreate.map((p) => ({ ...p.fields, slug: p.slug })),
+      actor.accountId,
+    );
+    rows.forEach((row, i) => (results[toCreate[i].index] = { index: toCreate[i].index, document: row }));
+    for (const p of planned) if (p.slug === undefined) results[p.index] = { index: p.index, error: slugTaken(p.wanted) };
+    return results;
+  };
+  // Derived slugs: planned and written under their bases' locks once a first try was raced.
+  const bases = [...new Set(valid.filter((v) => v.slug === undefined).map((v) => slugify(v.fields.title) || 'document'))];
+  for (let attempt = 1; ; attempt++) {
     try {
-      const rows = await repo.createMany(
-        toCreate.map((p) => ({ ...p.fields, slug: p.slug })),
-        actor.accountId,
-      );
-      rows.forEach((row, i) => (results[toCreate[i].index] = { index: toCreate[i].index, document: row }));
-      for (const p of planned) if (p.slug === undefined) results[p.index] = { index: p.index, error: slugTaken(p.wanted) };
-      return results;
+      return attempt === 1 ? await write(repo) : await repo.withSlugLocks(bases, write);
     } catch (err) {
       const raced = err instanceof AppError && err.code === ErrorCode.AlreadyExists;
       if (!raced || attempt >= ATTEMPTS) throw err;
@@ -53,7 +58,7 @@ export async function bulkCreateDocuments(repo: DocumentsRepo, actor: Actor, ite
 }
 
 /** A slug per valid item (undefined: the given slug is taken or repeated), unique against the table and the batch. */
-async function planSlugs<T extends { fields: { title: string }; slug?: string }>(repo: DocumentsRepo, valid: T[]): Promise<Array<T & { slug: string | undefined; wanted: string }>> {
+async function planSlugs<T extends { fields: { title: string }; slug?: string }>(repo: Pick<SlugWriter, 'takenSlugs'>, valid: T[]): Promise<Array<T & { slug: string | undefined; wanted: string }>> {
   const wanted = valid.map((v) => v.slug ?? (slugify(v.fields.title) || 'document'));
   const taken = await repo.takenSlugs([...new Set(wanted)], []);
   const firstIndex = new Map<string, number>();

@@ -27,11 +27,13 @@ export async function createDocument(repo: DocumentsRepo, actor: Actor, input: C
   if (input.slug) return repo.create({ ...fields, slug: checkSlug(input.slug) }, actor.accountId);
   const base = slugify(fields.title) || 'document';
   for (let attempt = 1; ; attempt++) {
-    // Most titles are new: try the plain slug first, and look for a free `base-N` only once it is taken.
-    const slug = attempt === 1 ? base : freeSlug(base, await repo.slugsLike(base));
     try {
-      return await repo.create({ ...fields, slug }, actor.accountId);
+      // Most titles are new: the plain slug in one statement. Once it is taken, a free `base-N` is
+      // chosen and written under the base's lock, so concurrent creators of one title take turns.
+      if (attempt === 1) return await repo.create({ ...fields, slug: base }, actor.accountId);
+      return await repo.withSlugLocks([base], async (w) => (await w.createMany([{ ...fields, slug: freeSlug(base, await w.takenSlugs([base], [base])) }], actor.accountId))[0]);
     } catch (err) {
+      // Only a writer that took a slug without the lock (a given slug, a first attempt) is raced now.
       const raced = err instanceof AppError && err.code === ErrorCode.AlreadyExists;
       if (!raced || attempt >= ATTEMPTS) throw err;
     }
