@@ -65,6 +65,10 @@ describe('apps', () => {
     expect(await bad({ app_id: '-bad id' })).toEqual([422, 'app_id']);
     expect(await bad({ kind: 'robot' })).toEqual([422, 'kind']);
     expect(await bad({ provider: 'openai-compatible', model: 'm' })).toEqual([422, 'base_url']);
+    // Apps may call private addresses (docs/tasks.md), but never a cloud metadata endpoint.
+    for (const base_url of ['http://169.254.169.254/v1', 'http://[::ffff:169.254.169.254]/v1', 'http://[fd00:ec2::254]/v1', 'http://metadata.google.internal/v1']) {
+      expect([base_url, ...(await bad({ provider: 'openai-compatible', model: 'm', base_url }))]).toEqual([base_url, 422, 'base_url']);
+    }
     expect(await bad({ settings: { echo_delay_ms: 'slow' } })).toEqual([422, 'echo_delay_ms']);
     expect((await bad({ public: true }))[0]).toBe(403);
     expect((await apps('PATCH', '/v1/apps/demo-agent', owner.token, { name: 'mine now' })).status).toBe(403);

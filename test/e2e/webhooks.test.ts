@@ -294,6 +294,7 @@ describe('webhooks', () => {
     expect(unknown.body.message).toContain('task.exploded');
     for (const body of [
       { url: 'ftp://example.com/', events: ['*'] },
+      { url: 'http://127.0.0.1:0/x', events: ['*'] },
       { url: `${rcv.url}/x`, events: [] },
       { url: `${rcv.url}/x`, events: 'task.completed' },
       { url: `${rcv.url}/x`, events: ['*'], description: 'x'.repeat(501) },

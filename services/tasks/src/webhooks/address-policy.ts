@@ -47,6 +47,18 @@ function unmapped(address: string): { address: string; family: 'ipv4' | 'ipv6' }
   return { address, family: isIP(address) === 6 ? 'ipv6' : 'ipv4' };
 }
 
+/** Host names of cloud metadata services (they resolve only inside their clouds). */
+const METADATA_HOSTS = new Set(['metadata.google.internal', 'metadata.goog', 'metadata.azure.com', 'instance-data', 'instance-data.ec2.internal']);
+
+/** A cloud metadata endpoint named by IP literal (mapped IPv4 forms included) or by its well-known host name. */
+export function isMetadataHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  if (METADATA_HOSTS.has(host)) return true;
+  if (isIP(host) === 0) return false;
+  const a = unmapped(host);
+  return metadata.check(a.address, a.family);
+}
+
 /** Why an address may not receive webhooks, or null when it may. */
 export function refusedAddress(address: string, allowPrivate: boolean): string | null {
   if (isIP(address) === 0) return `${address} is not an IP address`;

@@ -19,6 +19,7 @@ export function checkUrlSyntax(raw: string): URL {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw refused('url must use http or https');
   if (!url.hostname) throw refused('url must name a host');
   if (url.username || url.password) throw refused('url must not carry credentials');
+  if (url.port === '0') throw refused('url must not name port 0');
   return url;
 }
 

@@ -1,5 +1,6 @@
 import { AppError, TASK_KINDS } from '@tollgate/kit';
 import { z } from 'zod';
+import { isMetadataHost } from '../../webhooks/address-policy';
 import { validateSettings } from '../../executors';
 import { PROVIDERS } from '../../providers';
 
@@ -29,6 +30,7 @@ export function checkAppFields(kind: string, app: AppFields): Record<string, unk
   if (app.provider === 'openai-compatible') {
     const url = z.url({ protocol: /^https?$/ }).safeParse(app.baseUrl);
     if (!url.success) throw fieldIssue('base_url', 'base_url must be an http(s) URL for the openai-compatible provider');
+    if (isMetadataHost(new URL(app.baseUrl).hostname)) throw fieldIssue('base_url', 'base_url must not be a cloud metadata endpoint');
   }
   return validateSettings(kind, app.settings);
 }
