@@ -41,6 +41,28 @@ describe('per-key rate limits through /apikeys', () => {
     expect(reset.body.data).toMatchObject({ rpm_limit: null, concurrency_limit: null });
   });
 
+  it('refuses to lower the quota below what is used and reserved by executions under way', async () => {
+    if (!t) return;
+    const key = await newKey(t, token, { quota: '100' });
+    const slow = { ...hello('a few slow words to echo back'), call_params: { echo_delay_ms: 200 } };
+    const running = Array.from({ length: 5 }, () => send(t!, 'POST', SYNC, { key: key.key, body: slow }));
+    await new Promise((r) => setTimeout(r, 300));
+    const lowered = await updateKey(t, token, key.id, { quota: '3' });
+    expect(lowered.status).toBe(422);
+    expect(JSON.stringify(lowered.body)).toMatch(/reserved/);
+    expect((await Promise.all(running)).map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    for (let i = 0; ; i++) {
+      const listed = await postForm(t, '/apikeys/list', { token, page_size: '100' });
+      const now = listed.body.data.items.find((k: { id: number }) => k.id === key.id);
+      if (Number(now.used_quota) === 5 || i > 50) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect((await updateKey(t, token, key.id, { quota: '4' })).status).toBe(422);
+    const fits = await updateKey(t, token, key.id, { quota: '5' });
+    expect(fits.status).toBe(200);
+    expect(fits.body.data).toMatchObject({ quota: 5, used_quota: 5 });
+  });
+
   it("refuses the third execution a minute with rpm_limit=2, and lets it through once reset to the level's default", async () => {
     if (!t) return;
     const created = await newKey(t, token, { rpm_limit: '2' });

@@ -7,7 +7,7 @@ import type { ApiKey } from '@tollgate/protos/keys';
 import type { GatewayDeps } from '../deps';
 import { requireFormToken, userOf } from '../auth/user-token';
 import { fromMicros, toMicros } from '../auth/decimal';
-import { usedQuotaOf } from '../auth/usage';
+import { committedQuotaOf, usedQuotaOf } from '../auth/usage';
 import { rpcFor } from '../http/request-id';
 
 /** Paging of POST /apikeys/list (documented in docs/keys.md). */
@@ -166,7 +166,7 @@ export function apiKeyRoutes(deps: GatewayDeps): Router {
     { ...common, path: '/apikeys/update', summary: 'Change name, quota, status, expired_time, comments, group, rpm_limit or concurrency_limit of a key', body: updateBody, responses: { 200: { description: 'Updated', schema: envelope(keySchema) }, 404: { description: 'No such key of yours' }, ...errors } },
     async ({ body }, req, res) => {
       const quota = text(body.quota);
-      const used = (await usedQuotaOf(deps, [body.api_key_id])).get(body.api_key_id) ?? '0';
+      const { used, committed } = await committedQuotaOf(deps, body.api_key_id);
       const key = await keys.updateKey({
         actor: userOf(res).actor,
         apiKeyId: body.api_key_id,
@@ -178,7 +178,8 @@ export function apiKeyRoutes(deps: GatewayDeps): Router {
         group: body.group,
         rpmLimit: limitValue(body.rpm_limit),
         concurrencyLimit: limitValue(body.concurrency_limit),
-        usedQuota: used,
+        // The floor of a new quota: used, and reserved by executions under way.
+        usedQuota: committed,
       }, rpcFor(res));
       deps.keyCache?.invalidate('key', key.id);
       const changed = Object.keys(body).filter((f) => f !== 'token' && f !== 'api_key_id');

@@ -13,7 +13,7 @@ function quotaChange(quota: string, usedQuota: string): string | null {
   if (quota === '') return null;
   quotaOrThrow(quota);
   if (QUOTA_PATTERN.test(usedQuota) && toMicros(quota) < toMicros(usedQuota)) {
-    throw AppError.field(['body', 'quota'], `quota ${quota} is below the quota already used (${usedQuota})`, 'less_than_used');
+    throw AppError.field(['body', 'quota'], `quota ${quota} is below the quota already used or reserved by executions under way (${usedQuota})`, 'less_than_used');
   }
   return quota;
 }
