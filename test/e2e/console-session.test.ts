@@ -237,6 +237,22 @@ describe('console session', () => {
     expect((await request('GET', '/console/assets/missing.js')).status).toBe(404);
   });
 
+  it('GET /v1/account/task-stats counts what is in flight itself: never negative above the exact cap of 100', async () => {
+    if (!t) return;
+    const u = await newUser(t);
+    const s = await signIn({ token: u.token });
+    const key = (await request('POST', '/apikeys/create', { cookie: s.cookie, csrf: s.csrf, form: { name: 'many' } })).body.data.key as string;
+    const run = (callParams: Record<string, unknown> = {}) => fetch(`${t!.http}/v1/agent/demo-agent/sync`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], call_params: callParams }) }).then((r) => r.status);
+    for (let i = 0; i < 6; i++) expect((await Promise.all(Array.from({ length: 20 }, () => run()))).every((st) => st === 200)).toBe(true);
+    for (let i = 0; i < 5; i++) expect(await run({ echo_error: 'boom' })).toBeGreaterThanOrEqual(400);
+    const stats = await request('GET', '/v1/account/task-stats', { cookie: s.cookie });
+    expect(stats.status).toBe(200);
+    // Above 100 the total and the completed count are the planner's estimates; what is in flight is counted itself.
+    expect(stats.body).toMatchObject({ failed: 5, cancelled: 0, in_flight: 0 });
+    expect(stats.body.total).toBeGreaterThan(100);
+    expect(stats.body.completed).toBeGreaterThan(100);
+  }, 120_000);
+
   it('GET /v1/account/task-stats counts how the account\'s tasks ended (user token or session)', async () => {
     if (!t) return;
     const u = await newUser(t);
