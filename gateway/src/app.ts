@@ -28,6 +28,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   app.use(accessLog(log));
   for (const router of rawBodyRoutes(deps)) app.use(scopedRouter(router));
   app.use('/api/v1/documents/bulk', deferBodyErrors(express.json({ limit: config.BULK_BODY_LIMIT_BYTES, strict: false })));
+  app.use('/api/v1/documents', deferBodyErrors(express.json({ limit: config.DOCUMENT_BODY_LIMIT_BYTES, strict: false })));
   app.use(deferBodyErrors(express.json({ limit: config.BODY_LIMIT_BYTES, strict: false })));
   app.use(deferBodyErrors(express.urlencoded({ limit: config.BODY_LIMIT_BYTES, extended: false })));
   for (const router of parsedBodyRoutes(deps)) app.use(scopedRouter(router));

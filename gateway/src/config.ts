@@ -19,6 +19,11 @@ export const gatewayConfigSchema = z.object({
     .transform((v): boolean | number | string => (v === 'false' ? false : v === 'true' ? true : /^\d+$/.test(v) ? Number(v) : v)),
   /** Largest accepted request body, in bytes. */
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
+  /**
+   * Largest accepted body of a document create or update (/api/v1/documents…), in bytes: a
+   * document at its 500,000-character content limit is up to 3 MB of JSON (\u escapes: 6 bytes a character).
+   */
+  DOCUMENT_BODY_LIMIT_BYTES: z.coerce.number().int().positive().max(15 * 1024 * 1024).default(4 * 1024 * 1024),
   /** Largest accepted body of POST /api/v1/documents/bulk (up to 1,000 documents), in bytes; must stay under gRPC's 16 MiB message limit. */
   BULK_BODY_LIMIT_BYTES: z.coerce.number().int().positive().max(15 * 1024 * 1024).default(12 * 1024 * 1024),
   /** Docs API requests per user token per hour, by account level (docs/billing.md). */

@@ -66,6 +66,17 @@ describe('docs API: errors and permissions', () => {
     expect(body.message).toMatch(/HTTPS is required/);
   });
 
+  it('takes a document at its content limit in any script: 500,000 CJK characters are 1.5 MB of JSON', async () => {
+    if (!t) return;
+    const content = '文'.repeat(500_000);
+    const created = await call(t, 'POST', '/api/v1/documents', writer.token, { title: 'Long CJK document', content });
+    expectEnvelope(created, 201);
+    const updated = await call(t, 'PUT', `/api/v1/documents/${created.body.data.id}`, writer.token, { content: `${content.slice(1)}字` });
+    expectEnvelope(updated, 200);
+    const over = await call(t, 'POST', '/api/v1/documents', writer.token, { title: 'Too long', content: `${content}文` });
+    expectEnvelope(over, 422);
+  }, 60_000);
+
   it('answers malformed JSON with 422 in the envelope', async () => {
     if (!t) return;
     const r = await call(t, 'POST', '/api/v1/documents', writer.token, '{"title": "x", ');
@@ -115,8 +126,12 @@ describe('docs API: errors and permissions', () => {
 
   it('refuses a body over the limit with 413 in the envelope', async () => {
     if (!t) return;
-    const r = await call(t, 'POST', '/api/v1/documents', writer.token, { title: 'Huge', content: 'x'.repeat(100 * 1024) });
+    // Other docs routes take BODY_LIMIT_BYTES (64 KiB in this system); document writes DOCUMENT_BODY_LIMIT_BYTES (4 MiB).
+    const profile = await call(t, 'PUT', '/api/v1/users/me', writer.token, { name: 'x'.repeat(100 * 1024) });
+    expectEnvelope(profile, 413);
+    expect(profile.body.message).toContain(String(64 * 1024));
+    const r = await call(t, 'POST', '/api/v1/documents', writer.token, { title: 'Huge', content: 'x'.repeat(4 * 1024 * 1024) });
     expectEnvelope(r, 413);
-    expect(r.body.message).toContain(String(64 * 1024));
+    expect(r.body.message).toContain(String(4 * 1024 * 1024));
   });
 });
