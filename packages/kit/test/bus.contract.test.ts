@@ -326,6 +326,53 @@ describe('memory bus retention', () => {
   });
 });
 
+describe('PublishOptions.onConsumed on the in-process bus', () => {
+  it('is called once every durable consumer of the subject acknowledged it, at once when none holds it, and after a drop at maxDeliver', async () => {
+    const bus = createMemoryBus();
+    try {
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      await bus.subscribe({ durable: 'a', subjects: 'docs.oc.*', handler: () => gate });
+      await bus.subscribe({ durable: 'b', subjects: 'docs.oc.x', handler: async () => {} });
+      await bus.subscribe({ durable: 'c', subjects: 'docs.other.*', handler: async () => {} });
+      await bus.subscribe({ durable: 'd', subjects: 'docs.oc.failing', maxDeliver: 2, handler: async () => { throw new Error('no'); } });
+      const consumed: string[] = [];
+      await bus.publish('docs.oc.x', {}, { onConsumed: () => consumed.push('x') });
+      await bus.publish('docs.nobody.y', {}, { onConsumed: () => consumed.push('nobody') });
+      await bus.publish('docs.oc.failing', {}, { onConsumed: () => consumed.push('failing') });
+      await tick(50);
+      // 'x' waits for a (gated); 'failing' for a (gated) and d's two failed deliveries.
+      expect(consumed).toEqual(['nobody']);
+      release();
+      await eventually(() => expect([...consumed].sort()).toEqual(['failing', 'nobody', 'x']), 5_000);
+    } finally {
+      await bus.close();
+    }
+  });
+
+  it('reaches a publisher in a worker thread through the port bus', async () => {
+    const host = createMemoryBus();
+    const { port1, port2 } = new MessageChannel();
+    void serveBusOnPort(host, port2);
+    const worker = connectPortBus(port1);
+    try {
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      await host.subscribe({ durable: 'slow', subjects: 'docs.port.*', handler: () => gate });
+      let consumed = 0;
+      await worker.publish('docs.port.x', { n: 1 }, { onConsumed: () => void consumed++ });
+      await tick(50);
+      expect(consumed).toBe(0);
+      release();
+      await eventually(() => expect(consumed).toBe(1), 5_000);
+    } finally {
+      await worker.close();
+      await host.close();
+      port1.close();
+    }
+  });
+});
+
 const natsRuns = natsTestsCanRun();
 if (!natsRuns) warnNatsSkipped('NATS bus contract tests');
 
@@ -356,6 +403,16 @@ if (!natsRuns) warnNatsSkipped('NATS bus contract tests');
   };
 
   contract({ bus: open });
+
+  it('calls onConsumed as soon as JetStream stored the message (it is on disk for every consumer), not for a duplicate', async () => {
+    const bus = await open();
+    const id = randomUUID().slice(0, 8);
+    let consumed = 0;
+    await bus.publish(`tasks.status.${id}`, { n: 1 }, { msgId: `oc-${id}`, onConsumed: () => void consumed++ });
+    expect(consumed).toBe(1);
+    await bus.publish(`tasks.status.${id}`, { n: 1 }, { msgId: `oc-${id}`, onConsumed: () => void consumed++ });
+    expect(consumed).toBe(1);
+  });
 
   it('redelivers to a new connection what a dead connection never acked', async () => {
     const dying = await connectNatsBus({ url, name: 'bus-test-dying', prefix });

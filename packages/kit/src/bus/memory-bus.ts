@@ -25,6 +25,17 @@ interface Stored {
   payload: string;
   headers: Record<string, string>;
   at: number;
+  /** Durable consumers that have not yet acknowledged it (or given it up), and who waits for that. */
+  unacked?: number;
+  onConsumed?: () => void;
+}
+
+/** One durable consumer is done with `msg` (acknowledged, or dropped after maxDeliver). */
+function consumedBy(msg: Stored): void {
+  if (msg.unacked === undefined || --msg.unacked > 0) return;
+  const done = msg.onConsumed;
+  msg.onConsumed = undefined;
+  done?.();
 }
 
 interface Delivery {
@@ -174,9 +185,11 @@ export function createMemoryBus(options: MemoryBusOptions = {}): EventBus {
     const m = toMessage<T>(d.msg, d.msg.seq, d.count > 1);
     try {
       await handler(m);
+      consumedBy(d.msg);
     } catch (err) {
       if (d.count >= consumer.maxDeliver) {
         options.logger?.error({ err, subject: m.subject, seq: m.seq, deliveries: d.count }, 'bus handler failed; message dropped after max deliveries');
+        consumedBy(d.msg);
       } else {
         options.logger?.warn({ err, subject: m.subject, seq: m.seq, deliveries: d.count }, 'bus handler failed; will redeliver');
         consumer.retryLater(d, retryDelayMs(d.count));
@@ -208,6 +221,12 @@ export function createMemoryBus(options: MemoryBusOptions = {}): EventBus {
         log.msgIds.set(opts.msgId, now);
       }
       const msg: Stored = { seq: ++log.lastSeq, subject, payload: encode(data), headers: { ...opts.headers }, at: now };
+      if (opts.onConsumed) {
+        let holders = 0;
+        for (const c of consumers.values()) if (c.log === log && subjectMatches(c.filter, subject)) holders++;
+        if (holders === 0) queueMicrotask(opts.onConsumed);
+        else Object.assign(msg, { unacked: holders, onConsumed: opts.onConsumed });
+      }
       log.push(msg);
       log.trim(now, maxMessages, needed);
       for (const c of consumers.values()) if (c.log === log) c.wake();

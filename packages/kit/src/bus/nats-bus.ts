@@ -158,7 +158,9 @@ export async function connectNatsBus(options: NatsBusOptions): Promise<NatsBus> 
       streamOf(full(subject));
       const hdrs = createHeaders();
       for (const [k, v] of Object.entries(opts.headers ?? {})) hdrs.set(k, v);
-      await js.publish(full(subject), encode(data), { headers: hdrs, ...(opts.msgId !== undefined && { msgID: opts.msgId }) });
+      const ack = await js.publish(full(subject), encode(data), { headers: hdrs, ...(opts.msgId !== undefined && { msgID: opts.msgId }) });
+      // JetStream keeps the message on disk for its consumers, whatever happens to this process.
+      if (!ack.duplicate) opts.onConsumed?.();
     },
 
     async subscribe<T>(opts: SubscribeOptions<T>): Promise<Subscription> {

@@ -13,7 +13,7 @@ import type { BusMessage, EventBus, PublishOptions, SubscribeOptions, Subscripti
 
 type Request =
   /** `payload`: the data as the bus encodes it (JSON), so toJSON, Dates and class instances come out as on every bus. */
-  | { op: 'publish'; id: number; subject: string; payload: string; opts: PublishOptions }
+  | { op: 'publish'; id: number; subject: string; payload: string; opts: Omit<PublishOptions, 'onConsumed'>; consumed?: boolean }
   | { op: 'subscribe'; id: number; sub: number; opts: Omit<SubscribeOptions<unknown>, 'handler'> }
   | { op: 'watch'; id: number; sub: number; subjects: string | string[] }
   | { op: 'unsubscribe'; id: number; sub: number }
@@ -23,7 +23,9 @@ type Request =
 type Reply =
   | { op: 'reply'; id: number; error?: string }
   | { op: 'deliver'; sub: number; delivery: number; msg: BusMessage<unknown> }
-  | { op: 'event'; sub: number; msg: BusMessage<unknown> };
+  | { op: 'event'; sub: number; msg: BusMessage<unknown> }
+  /** The message of publish `id` was consumed (PublishOptions.onConsumed). */
+  | { op: 'consumed'; id: number };
 
 /** Serves `bus` to the thread at the other end of `port`; resolves when that side closes (its subscriptions are stopped). */
 export function serveBusOnPort(bus: EventBus, port: MessagePort): Promise<void> {
@@ -43,7 +45,7 @@ export function serveBusOnPort(bus: EventBus, port: MessagePort): Promise<void> 
   port.on('message', (m: Request) => {
     switch (m.op) {
       case 'publish':
-        return void reply(m.id, bus.publish(m.subject, decode(m.payload), m.opts));
+        return void reply(m.id, bus.publish(m.subject, decode(m.payload), { ...m.opts, ...(m.consumed && { onConsumed: () => send({ op: 'consumed', id: m.id }) }) }));
       case 'subscribe':
         return void reply(
           m.id,
@@ -110,10 +112,12 @@ export function connectPortBus(port: MessagePort, options: { logger?: Logger } =
 
   type Call = Extract<Request, { id: number }>;
   type WithoutId<R> = R extends Call ? Omit<R, 'id'> : never;
-  const call = (req: WithoutId<Call>) =>
+  const onConsumed = new Map<number, () => void>();
+  const call = (req: WithoutId<Call>, consumed?: () => void) =>
     new Promise<void>((resolve, reject) => {
       const id = ++nextId;
       calls.set(id, { resolve, reject });
+      if (consumed) onConsumed.set(id, consumed);
       port.postMessage({ ...req, id });
     });
 
@@ -122,7 +126,14 @@ export function connectPortBus(port: MessagePort, options: { logger?: Logger } =
       const c = calls.get(m.id);
       calls.delete(m.id);
       if (m.error === undefined) c?.resolve();
-      else c?.reject(new Error(m.error));
+      else {
+        onConsumed.delete(m.id);
+        c?.reject(new Error(m.error));
+      }
+    } else if (m.op === 'consumed') {
+      const done = onConsumed.get(m.id);
+      onConsumed.delete(m.id);
+      done?.();
     } else if (m.op === 'deliver') {
       const handler = handlers.get(m.sub);
       const run = handler ? Promise.resolve().then(() => handler(m.msg)) : Promise.reject(new Error('not subscribed'));
@@ -154,7 +165,8 @@ export function connectPortBus(port: MessagePort, options: { logger?: Logger } =
   return {
     async publish<T>(subject: string, data: T, opts: PublishOptions = {}): Promise<void> {
       if (closed) throw new Error('bus is closed');
-      await call({ op: 'publish', subject, payload: encode(data), opts: { ...opts, headers: { ...opts.headers } } });
+      const { onConsumed: consumed, ...rest } = opts;
+      await call({ op: 'publish', subject, payload: encode(data), opts: { ...rest, headers: { ...opts.headers } }, ...(consumed && { consumed: true }) }, consumed);
     },
     async subscribe<T>(opts: SubscribeOptions<T>): Promise<Subscription> {
       if (closed) throw new Error('bus is closed');

@@ -11,6 +11,14 @@ export interface PublishOptions {
   headers?: Record<string, string>;
   /** Publishes with the same id within the stream's duplicate window are stored once. */
   msgId?: string;
+  /**
+   * Called once the message is safe from this process dying: on a bus that keeps messages on disk
+   * (NATS JetStream) as soon as it is stored; on the in-process bus once every durable consumer
+   * that held its subject when it was published has acknowledged it (or given it up after
+   * maxDeliver), at once when none did. Outboxes let go of an event only then. Not called for a
+   * publish dropped as a duplicate.
+   */
+  onConsumed?: () => void;
 }
 
 export interface SubscribeOptions<T> {

@@ -11,10 +11,12 @@ export interface RelayOptions {
 const HOUR = 3_600_000;
 
 /**
- * Publishes the outbox to the bus in id order and marks what the bus stored. Woken by `poke()`
- * after each commit and by a timer otherwise, so events written while the bus was down go out
- * once it is back. Each row is published with msgId `docs-outbox-<id>`, so a row published
- * again after a crash between publish and mark is stored once by the bus.
+ * Publishes the outbox to the bus in id order and marks a row published once the bus says its
+ * event is safe (stored on disk by JetStream; acknowledged by every durable consumer on the
+ * in-process bus, which a killed process takes with it). Woken by `poke()` after each commit and
+ * by a timer otherwise, so events written while the bus was down go out once it is back. Each row
+ * is published with msgId `docs-outbox-<id>`, so a row published again after a crash between
+ * publish and mark is stored once by the bus.
  */
 export class OutboxRelay {
   private running = false;
@@ -22,6 +24,9 @@ export class OutboxRelay {
   private wake?: () => void;
   private poked = false;
   private lastPrune = 0;
+  /** Published and not yet marked: waiting for the bus (inFlight), then for markPublished (safe). */
+  private readonly inFlight = new Map<string, OutboxRow>();
+  private safe: OutboxRow[] = [];
 
   constructor(
     private readonly outbox: OutboxRepo,
@@ -45,31 +50,57 @@ export class OutboxRelay {
     this.running = false;
     this.wake?.();
     await this.loop;
+    await this.markSafe().catch((err: unknown) => this.log.warn({ err }, 'marking published outbox rows failed; they are published again at the next start'));
   }
 
-  /** Publishes until the outbox is empty or the bus fails; returns how many rows went out. */
+  /** Publishes until the outbox is empty or the bus fails, marking what is safe; returns how many rows went out. */
   async drain(): Promise<number> {
     let total = 0;
-    for (;;) {
-      const { claimed, published } = await this.outbox.claim(this.options.batch, (rows) => this.publish(rows));
-      total += published;
-      if (published < claimed) throw new Error(`bus refused outbox events after ${published} of ${claimed}`);
-      if (claimed < this.options.batch) return total;
+    try {
+      for (;;) {
+        const skip = [...this.inFlight.values(), ...this.safe].map((r) => r.id);
+        const { claimed, published } = await this.outbox.claim(this.options.batch, skip, (rows) => this.publish(rows));
+        total += published;
+        if (published < claimed) throw new Error(`bus refused outbox events after ${published} of ${claimed}`);
+        if (claimed < this.options.batch) return total;
+      }
+    } finally {
+      await this.markSafe();
     }
   }
 
   private async publish(rows: OutboxRow[]): Promise<number> {
     let done = 0;
     for (const row of rows) {
+      const key = String(row.id);
+      this.inFlight.set(key, row);
       try {
-        await this.bus.publish(row.subject, row.payload, { msgId: `docs-outbox-${row.id}` });
+        await this.bus.publish(row.subject, row.payload, {
+          msgId: `docs-outbox-${row.id}`,
+          onConsumed: () => {
+            this.inFlight.delete(key);
+            this.safe.push(row);
+          },
+        });
       } catch (err) {
-        this.log.warn({ err, outboxId: String(row.id), subject: row.subject }, 'bus publish failed; the relay retries later');
+        this.inFlight.delete(key);
+        this.log.warn({ err, outboxId: key, subject: row.subject }, 'bus publish failed; the relay retries later');
         break;
       }
       done++;
     }
     return done;
+  }
+
+  private async markSafe(): Promise<void> {
+    const rows = this.safe;
+    this.safe = [];
+    try {
+      await this.outbox.markPublished(rows);
+    } catch (err) {
+      this.safe.unshift(...rows);
+      throw err;
+    }
   }
 
   private async run(): Promise<void> {

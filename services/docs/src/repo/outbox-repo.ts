@@ -15,22 +15,29 @@ export class OutboxRepo {
   constructor(private readonly db: DocsDb) {}
 
   /**
-   * Locks up to `limit` unpublished rows, hands them to `publish` (which returns how many of them,
-   * from the first, reached the bus) and marks those published, all in one transaction.
+   * Locks up to `limit` unpublished rows other than `skip` (published by this relay and not yet
+   * marked) and hands them to `publish` (which returns how many of them, from the first, reached
+   * the bus), in one transaction, so concurrent relays never publish a row twice at once. Rows are
+   * marked published later (markPublished), once the bus says their events are safe.
    */
-  claim(limit: number, publish: (rows: OutboxRow[]) => Promise<number>): Promise<{ claimed: number; published: number }> {
+  claim(limit: number, skip: bigint[], publish: (rows: OutboxRow[]) => Promise<number>): Promise<{ claimed: number; published: number }> {
     return this.db.$transaction(async (tx) => {
       const rows = await tx.$queryRaw<OutboxRow[]>`
         SELECT id, subject, payload FROM outbox_events
-        WHERE published_at IS NULL ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
+        WHERE published_at IS NULL AND id <> ALL(${skip}::bigint[]) ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
       if (rows.length === 0) return { claimed: 0, published: 0 };
-      const published = await publish(rows);
-      if (published > 0) {
-        const done = rows.slice(0, published);
-        await tx.$executeRaw`UPDATE outbox_events SET published_at = now() WHERE id = ANY(${done.map((r) => r.id)}::bigint[])`;
-        await addEventCounts(tx, done.flatMap(contentCount));
-      }
-      return { claimed: rows.length, published };
+      return { claimed: rows.length, published: await publish(rows) };
+    }, TX_OPTIONS);
+  }
+
+  /** Marks rows published (and counts them in the content analytics, once), in one transaction. */
+  async markPublished(rows: OutboxRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.db.$transaction(async (tx) => {
+      const marked = await tx.$queryRaw<Array<{ id: bigint }>>`
+        UPDATE outbox_events SET published_at = now() WHERE id = ANY(${rows.map((r) => r.id)}::bigint[]) AND published_at IS NULL RETURNING id`;
+      const fresh = new Set(marked.map((r) => String(r.id)));
+      await addEventCounts(tx, rows.filter((r) => fresh.has(String(r.id))).flatMap(contentCount));
     }, TX_OPTIONS);
   }
 

@@ -1,5 +1,8 @@
 import { startDocs, eventually, type DocsHarness } from './docs-harness';
+import { createMemoryBus, silentLogger } from '@tollgate/kit';
 import { createDocsDb, type DocsDb } from '../../src/db';
+import { OutboxRelay } from '../../src/outbox/relay';
+import { OutboxRepo } from '../../src/repo/outbox-repo';
 
 const alice = { accountId: 1, isAdmin: false, apiKeyId: 0 };
 const fields = { content: 'body', category: 'c', tags: [], status: '', slug: '' };
@@ -12,6 +15,8 @@ describe('docs outbox relay', () => {
     h = await startDocs();
     if (h) db = createDocsDb(h.databaseUrl);
   });
+  const afterDown: Array<() => void> = [];
+  afterEach(() => afterDown.splice(0).forEach((f) => f()));
   afterAll(async () => {
     await db?.$disconnect();
     await h?.stop();
@@ -56,6 +61,43 @@ describe('docs outbox relay', () => {
     }, 'events after the outage');
     expect(mine.map((e) => e.version)).toEqual([1, 2]);
     await eventually(async () => (await db.outboxEvent.count({ where: { publishedAt: null } })) === 0 || undefined, 'outbox drained');
+  });
+
+  it('marks a row published only once the in-process bus says its durable consumers have it, so a relay started after a kill publishes it again', async () => {
+    if (!h) return;
+    // The harness's own relay stays out of it (its bus is down): only the two relays below publish.
+    h.bus.down = true;
+    afterDown.push(() => (h!.bus.down = false));
+    const row = await db.outboxEvent.create({ data: { subject: 'docs.document.updated', payload: { change: 'updated', id: 987_654, version: 1, at: new Date().toISOString() } } });
+    const isPublished = async () => (await db.outboxEvent.findUnique({ where: { id: row.id } }))?.publishedAt !== null;
+    // The process that dies: its consumer never finishes with the event.
+    const dying = createMemoryBus();
+    let unblock!: () => void;
+    const blocked = new Promise<void>((r) => (unblock = r));
+    let taken = false;
+    await dying.subscribe({
+      durable: 'fanout',
+      subjects: 'docs.document.*',
+      handler: (m) => {
+        if ((m.data as { id?: number }).id !== 987_654) return Promise.resolve();
+        taken = true;
+        return blocked;
+      },
+    });
+    const before = new OutboxRelay(new OutboxRepo(db), dying, silentLogger(), { pollMs: 60_000, batch: 100 });
+    // (the harness's relay may hold the row's lock for a moment: drain again until it went out)
+    await eventually(async () => (await before.drain(), taken || undefined), 'the event on the dying bus');
+    await before.drain();
+    expect(await isPublished()).toBe(false);
+
+    const restarted = createMemoryBus();
+    const got: number[] = [];
+    await restarted.subscribe<{ id: number }>({ durable: 'fanout', subjects: 'docs.document.*', handler: async (m) => void got.push(m.data.id) });
+    const after = new OutboxRelay(new OutboxRepo(db), restarted, silentLogger(), { pollMs: 60_000, batch: 100 });
+    await eventually(async () => (await after.drain(), got.includes(987_654) || undefined), 'the event on the restarted bus');
+    await eventually(async () => (await after.drain(), (await isPublished()) || undefined), 'the row marked published');
+    unblock();
+    await Promise.all([dying.close(), restarted.close()]);
   });
 
   it('writes no event for a change that rolled back', async () => {

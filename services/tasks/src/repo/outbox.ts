@@ -8,17 +8,21 @@ const SWEEP_CONNECTION_WAIT_MS = 10_000;
 
 /**
  * Publishes the task_events rows written by each status change. The statement that wrote one hands
- * it over (`committed()`): it is published at once and deleted in bulk with the others of the last
- * period, not one round trip per event (a published row has no further use; deleting it writes no
- * new row version and no index entry, where marking it published wrote both). A periodic sweep
- * publishes the rows nobody handed over within `graceMs` (a replica stopped between its commit and
- * its publish). At least once; the message id (task number + row id) lets the bus drop repeats.
+ * it over (`committed()`): it is published at once and, once the bus says it is safe (stored on
+ * disk by JetStream; acknowledged by every durable consumer on the in-process bus, which a killed
+ * process takes with it), deleted in bulk with the others of the last period, not one round trip
+ * per event (deleting a row writes no new row version and no index entry, where marking it
+ * published wrote both). A periodic sweep publishes the rows nobody handed over within `graceMs`
+ * (a replica stopped between its commit and its publish, or before its consumers had them). At
+ * least once; the message id (task number + row id) lets the bus drop repeats.
  */
 export class Outbox {
   private running: Promise<void> | undefined;
   private again = false;
   private timer: NodeJS.Timeout | undefined;
   private sent: string[] = [];
+  /** Published by this replica and not yet safe (PublishOptions.onConsumed): the sweep leaves them, and those in `sent`, be. */
+  private readonly inFlight = new Set<string>();
 
   constructor(
     private readonly db: TasksDb,
@@ -31,10 +35,26 @@ export class Outbox {
   /** Publishes an event whose row just committed; a failure leaves it to the sweep. */
   async committed(id: string, subject: string, payload: object): Promise<void> {
     try {
-      await this.bus.publish(subject, payload, { msgId: `${(payload as { task_number?: string }).task_number}:${id}` });
-      this.sent.push(id);
+      await this.publish(id, (payload as { task_number?: string }).task_number ?? '', subject, payload);
     } catch (err) {
       this.log.warn({ err, subject }, 'task event not published yet; the sweep retries');
+    }
+  }
+
+  /** Publishes one row's event; the row is deleted (next markSent) once the bus says the event is safe. */
+  private async publish(id: string, taskNumber: string, subject: string, payload: unknown): Promise<void> {
+    this.inFlight.add(id);
+    try {
+      await this.bus.publish(subject, payload, {
+        msgId: `${taskNumber}:${id}`,
+        onConsumed: () => {
+          this.inFlight.delete(id);
+          this.sent.push(id);
+        },
+      });
+    } catch (err) {
+      this.inFlight.delete(id);
+      throw err;
     }
   }
 
@@ -51,6 +71,7 @@ export class Outbox {
           this.again = false;
           while ((await this.publishBatch()) === BATCH);
         } while (this.again);
+        await this.markSent();
       } catch (err) {
         this.log.warn({ err }, 'task events not published yet; the sweep retries');
       } finally {
@@ -92,13 +113,11 @@ export class Outbox {
       const rows = await tx.$queryRaw<Array<{ id: bigint; task_number: string; subject: string; payload: unknown }>>`
         SELECT id, task_number, subject, payload FROM task_events
         WHERE published_at IS NULL AND created_at < LOCALTIMESTAMP - make_interval(secs => ${this.graceMs / 1000})
+          AND id <> ALL(${[...this.inFlight, ...this.sent]}::bigint[])
         ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`;
       for (const row of rows) {
         const payload = typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload;
-        await this.bus.publish(row.subject, payload, { msgId: `${row.task_number}:${row.id}` });
-      }
-      if (rows.length > 0) {
-        await tx.taskEvent.deleteMany({ where: { id: { in: rows.map((r) => r.id) } } });
+        await this.publish(String(row.id), row.task_number, row.subject, payload);
       }
       return rows.length;
     }, { maxWait: SWEEP_CONNECTION_WAIT_MS });

@@ -1,4 +1,4 @@
-import { createLogger, pgAdapter, silentLogger, TaskStatus } from '@tollgate/kit';
+import { createLogger, createMemoryBus, pgAdapter, silentLogger, TaskStatus } from '@tollgate/kit';
 import { useTestDatabase } from '@tollgate/kit/src/testing/postgres';
 import type { TaskRequest } from '../../src/domain/types';
 import { PrismaClient } from '../../src/generated/prisma/client';
@@ -58,6 +58,33 @@ describe('the tasks outbox', () => {
     await new Outbox(h.db, h.hot, h.bus, silentLogger(), 10_000).flush();
     expect(h.events.filter((e) => e.task_number === 'TO-LEFT-1')).toEqual([payload]);
     expect(await rowsOf(['TO-LEFT-1'])).toBe(0);
+  });
+
+  it('keeps an event until the in-process bus says its durable consumers have it, so a process killed before then publishes it again', async () => {
+    if (!database.available) return;
+    // The process that "dies": its fan-out consumer never finishes with the event.
+    const dying = createMemoryBus();
+    let unblock!: () => void;
+    const blocked = new Promise<void>((r) => (unblock = r));
+    await dying.subscribe({ durable: 'fanout', subjects: 'tasks.status.>', handler: () => blocked });
+    const before = new Outbox(h.db, h.hot, dying, silentLogger(), 0);
+    await new TaskRepo(h.db, h.hot, before).create({ taskNumber: 'TO-KILL-1', appId: 'demo-agent', kind: 'agent', accountId: 1, apiKeyId: 1, mode: 'async', request, idempotencyKey: null, requestHash: null });
+    await before.flush();
+    await before.flush();
+    expect(await rowsOf(['TO-KILL-1'])).toBe(1);
+
+    // The restarted process: a new bus whose consumer takes it.
+    const restarted = createMemoryBus();
+    const got: string[] = [];
+    await restarted.subscribe<{ task_number: string }>({ durable: 'fanout', subjects: 'tasks.status.>', handler: async (m) => void got.push(m.data.task_number) });
+    const after = new Outbox(h.db, h.hot, restarted, silentLogger(), 0);
+    await after.flush();
+    for (let i = 0; i < 100 && !got.includes('TO-KILL-1'); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(got).toContain('TO-KILL-1');
+    await after.flush();
+    expect(await rowsOf(['TO-KILL-1'])).toBe(0);
+    unblock();
+    await Promise.all([dying.close(), restarted.close()]);
   });
 
   it('lets the sweep wait for a busy database instead of giving up after two seconds', async () => {
