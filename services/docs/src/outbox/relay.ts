@@ -9,6 +9,8 @@ export interface RelayOptions {
 }
 
 const HOUR = 3_600_000;
+/** How long rows that became safe wait for others before they are marked together. */
+const MARK_LINGER_MS = 50;
 
 /**
  * Publishes the outbox to the bus in id order and marks a row published once the bus says its
@@ -27,6 +29,7 @@ export class OutboxRelay {
   /** Published and not yet marked: waiting for the bus (inFlight), then for markPublished (safe). */
   private readonly inFlight = new Map<string, OutboxRow>();
   private safe: OutboxRow[] = [];
+  private marking?: NodeJS.Timeout;
 
   constructor(
     private readonly outbox: OutboxRepo,
@@ -50,6 +53,8 @@ export class OutboxRelay {
     this.running = false;
     this.wake?.();
     await this.loop;
+    clearTimeout(this.marking);
+    this.marking = undefined;
     await this.markSafe().catch((err: unknown) => this.log.warn({ err }, 'marking published outbox rows failed; they are published again at the next start'));
   }
 
@@ -80,6 +85,7 @@ export class OutboxRelay {
           onConsumed: () => {
             this.inFlight.delete(key);
             this.safe.push(row);
+            this.markSoon();
           },
         });
       } catch (err) {
@@ -90,6 +96,14 @@ export class OutboxRelay {
       done++;
     }
     return done;
+  }
+
+  /** Marks what became safe within MARK_LINGER_MS in one statement, without a new claim. */
+  private markSoon(): void {
+    this.marking ??= setTimeout(() => {
+      this.marking = undefined;
+      this.markSafe().catch((err: unknown) => this.log.warn({ err }, 'marking published outbox rows failed; the next pass retries'));
+    }, MARK_LINGER_MS);
   }
 
   private async markSafe(): Promise<void> {

@@ -49,15 +49,19 @@ describe('durable async execution', () => {
     const events = await recordStatusEvents(bus);
     const r = await start({ TASKS_WORKERS: '10', TASKS_CLAIM_LINGER_MS: '1000', TASKS_POLL_MS: '60000' });
     const submitted = [];
+    const began = Date.now();
     for (let i = 0; i < 10; i++) {
       submitted.push(await r.client.submitAsync(exec({ appId: 'demo-agent', kind: 'agent', ...slow(2, 0) })));
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
+    // A claim takes what arrived during its 1 s linger: two claims for submissions spread over under
+    // a second, one more per further second a slow machine took (one claim per task without the linger).
+    const claimsAllowed = 1 + Math.ceil((Date.now() - began) / 1_000);
     for (const s of submitted) await events.waitFor(s.taskNumber, TaskStatus.Completed);
     // One claim statement gives every task it takes the same start time and lease end.
     const rows = await db.task.findMany({ where: { taskNumber: { in: submitted.map((s) => s.taskNumber) } }, select: { startedAt: true, attempts: true } });
     expect(rows.every((t) => t.attempts === 1)).toBe(true);
-    expect(new Set(rows.map((t) => t.startedAt!.getTime())).size).toBeLessThanOrEqual(2);
+    expect(new Set(rows.map((t) => t.startedAt!.getTime())).size).toBeLessThanOrEqual(Math.max(2, claimsAllowed));
     await events.stop();
   });
 
