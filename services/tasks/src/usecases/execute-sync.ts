@@ -7,7 +7,7 @@ import { StopRequested } from '../execution/running';
 import { announced, executorFor } from '../executors';
 import { providerFor } from '../providers';
 import type { NewTask } from '../repo/task-repo';
-import { findReplay, prepareExecution, type ExecuteInput, type PreparedExecution } from './prepare-execution';
+import { findReplay, prepareExecution, taskRowOf, type ExecuteInput, type PreparedExecution } from './prepare-execution';
 import { syncReplay } from './replay';
 
 export interface SyncAnswer {
@@ -53,18 +53,7 @@ export async function executeSync(ctx: TasksContext, input: ExecuteInput, option
   if (input.idempotencyKey) return executeKeyed(ctx, input, options, prepared);
 
   const startedAt = new Date();
-  const row: NewTask = {
-    taskNumber,
-    appId: app.id,
-    kind: app.kind,
-    accountId: input.actor.accountId,
-    apiKeyId: input.actor.apiKeyId,
-    mode: 'sync',
-    request: { ...request, stream: options.onDelta !== undefined },
-    idempotencyKey: input.idempotencyKey || null,
-    requestHash,
-    startedAt,
-  };
+  const row: NewTask = { ...taskRowOf(input, prepared, 'sync', { ...request, stream: options.onDelta !== undefined }), startedAt };
   const run = ctx.running.start(taskNumber);
   const onCallerGone = () => run.abort('client-gone');
   if (options.signal.aborted) onCallerGone();
@@ -140,15 +129,7 @@ async function executeKeyed(ctx: TasksContext, input: ExecuteInput, options: Syn
   let claimed: TaskRecord | 'duplicate' | undefined;
   try {
     claimed = await ctx.tasks.create({
-      taskNumber,
-      appId: app.id,
-      kind: app.kind,
-      accountId: input.actor.accountId,
-      apiKeyId: input.actor.apiKeyId,
-      mode: 'sync',
-      request: { ...request, stream: options.onDelta !== undefined },
-      idempotencyKey: input.idempotencyKey,
-      requestHash,
+      ...taskRowOf(input, prepared, 'sync', { ...request, stream: options.onDelta !== undefined }),
       status: TaskStatus.Running,
       startedAt,
       lease: { owner: ctx.settings.workerId, expiresAt: new Date(startedAt.getTime() + ctx.settings.leaseMs) },

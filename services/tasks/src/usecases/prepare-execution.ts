@@ -4,7 +4,8 @@ import { canSeeApp } from '../domain/access';
 import { checkExecuteRequest } from '../domain/execute-request';
 import { fingerprint } from '../domain/fingerprint';
 import { TASK_NUMBER_PATTERN, newTaskNumber } from '../domain/task-number';
-import type { Actor, AppRecord, TaskRecord, TaskRequest } from '../domain/types';
+import type { Actor, AppRecord, ExecutionMode, TaskRecord, TaskRequest } from '../domain/types';
+import type { NewTask } from '../repo/task-repo';
 import { executorFor, prepareRequest } from '../executors';
 import type { Payer } from '@tollgate/protos/tasks';
 
@@ -31,6 +32,21 @@ export interface PreparedExecution {
   requestHash: string | null;
   /** The earlier task of the same Idempotency-Key and body, to answer from instead of running again. */
   replay: TaskRecord | null;
+}
+
+/** The task row of a prepared execution, in `mode`; the caller adds its state. */
+export function taskRowOf(input: ExecuteInput, prepared: PreparedExecution, mode: ExecutionMode, request: TaskRequest = prepared.request): NewTask {
+  return {
+    taskNumber: prepared.taskNumber,
+    appId: prepared.app.id,
+    kind: prepared.app.kind,
+    accountId: input.actor.accountId,
+    apiKeyId: input.actor.apiKeyId,
+    mode,
+    request,
+    idempotencyKey: input.idempotencyKey || null,
+    requestHash: prepared.requestHash,
+  };
 }
 
 /** An app the actor may run under this kind's path; another kind's app is the same 404 as an unknown one. */

@@ -2,7 +2,7 @@ import { AppError, TASKS_SUBMITTED_SUBJECT, TaskStatus } from '@tollgate/kit';
 import type { TasksContext } from '../context';
 import { announced } from '../executors';
 import { estimateTime } from './estimate-time';
-import { findReplay, prepareExecution, type ExecuteInput } from './prepare-execution';
+import { findReplay, prepareExecution, taskRowOf, type ExecuteInput } from './prepare-execution';
 import { asyncReplay, type SubmitAnswer } from './replay';
 
 /**
@@ -24,17 +24,7 @@ async function submit(ctx: TasksContext, input: ExecuteInput): Promise<SubmitAns
 
   let created;
   try {
-    created = await ctx.tasks.create({
-      taskNumber,
-      appId: app.id,
-      kind: app.kind,
-      accountId: input.actor.accountId,
-      apiKeyId: input.actor.apiKeyId,
-      mode,
-      request,
-      idempotencyKey: input.idempotencyKey || null,
-      requestHash,
-    }, { deadline: input.deadline });
+    created = await ctx.tasks.create(taskRowOf(input, prepared, mode), { deadline: input.deadline });
   } finally {
     // The task now waits in the table (or the insert's fate is unknown): the reconciler watches its admission.
     ctx.admissions.release(taskNumber);
