@@ -1,4 +1,5 @@
 import type { DocumentEvent } from '@tollgate/kit';
+import { Prisma } from '../generated/prisma/client';
 import type { DocsDb } from '../db';
 import { addEventCounts, type EventCount } from '../site/rollups';
 
@@ -15,16 +16,39 @@ export class OutboxRepo {
   constructor(private readonly db: DocsDb) {}
 
   /**
-   * Locks up to `limit` unpublished rows other than `skip` (published by this relay and not yet
-   * marked) and hands them to `publish` (which returns how many of them, from the first, reached
-   * the bus), in one transaction, so concurrent relays never publish a row twice at once. Rows are
-   * marked published later (markPublished), once the bus says their events are safe.
+   * Locks up to `limit` unpublished rows with ids above `after` (what this relay has published so
+   * far) and hands them to `publish` (which returns how many of them, from the first, reached the
+   * bus), in one transaction, so concurrent relays never publish a row twice at once. Rows are
+   * marked published later (markPublished), once the bus says their events are safe; until then
+   * they stay below `after`, and no claim reads them again.
    */
-  claim(limit: number, skip: bigint[], publish: (rows: OutboxRow[]) => Promise<number>): Promise<{ claimed: number; published: number }> {
+  claim(limit: number, after: bigint, publish: (rows: OutboxRow[]) => Promise<number>): Promise<{ claimed: number; published: number }> {
+    return this.claimWith(this.claimStatement(after, limit), publish);
+  }
+
+  /** The same for rows given by id (those found by `unpublishedUpTo` that the relay does not hold). */
+  claimIds(ids: bigint[], publish: (rows: OutboxRow[]) => Promise<number>): Promise<{ claimed: number; published: number }> {
+    return this.claimWith(Prisma.sql`
+      SELECT id, subject, payload FROM outbox_events
+      WHERE id = ANY(${ids}::bigint[]) AND published_at IS NULL ORDER BY id FOR UPDATE SKIP LOCKED`, publish);
+  }
+
+  claimStatement(after: bigint, limit: number): Prisma.Sql {
+    return Prisma.sql`
+      SELECT id, subject, payload FROM outbox_events
+      WHERE published_at IS NULL AND id > ${after} ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
+  }
+
+  /** Ids of unpublished rows up to `upTo`, in order: the relay's own unmarked rows and rows whose transactions committed late. */
+  async unpublishedUpTo(upTo: bigint, limit: number): Promise<bigint[]> {
+    const rows = await this.db.$queryRaw<Array<{ id: bigint }>>`
+      SELECT id FROM outbox_events WHERE published_at IS NULL AND id <= ${upTo} ORDER BY id LIMIT ${limit}`;
+    return rows.map((r) => r.id);
+  }
+
+  private claimWith(statement: Prisma.Sql, publish: (rows: OutboxRow[]) => Promise<number>): Promise<{ claimed: number; published: number }> {
     return this.db.$transaction(async (tx) => {
-      const rows = await tx.$queryRaw<OutboxRow[]>`
-        SELECT id, subject, payload FROM outbox_events
-        WHERE published_at IS NULL AND id <> ALL(${skip}::bigint[]) ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
+      const rows = await tx.$queryRaw<OutboxRow[]>(statement);
       if (rows.length === 0) return { claimed: 0, published: 0 };
       return { claimed: rows.length, published: await publish(rows) };
     }, TX_OPTIONS);

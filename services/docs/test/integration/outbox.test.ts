@@ -1,4 +1,5 @@
 import { startDocs, eventually, type DocsHarness } from './docs-harness';
+import { Client } from 'pg';
 import { createMemoryBus, silentLogger } from '@tollgate/kit';
 import { createDocsDb, type DocsDb } from '../../src/db';
 import { OutboxRelay } from '../../src/outbox/relay';
@@ -6,6 +7,19 @@ import { OutboxRepo } from '../../src/repo/outbox-repo';
 
 const alice = { accountId: 1, isAdmin: false, apiKeyId: 0 };
 const fields = { content: 'body', category: 'c', tags: [], status: '', slug: '' };
+
+interface PlanNode {
+  'Node Type': string;
+  'Actual Rows': number;
+  'Actual Loops': number;
+  'Rows Removed by Filter'?: number;
+  Plans?: PlanNode[];
+}
+/** Rows the plan's scans read: what they returned plus what their filters threw away. */
+function rowsScanned(node: PlanNode): number {
+  const own = node['Node Type'].includes('Scan') ? (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0)) * node['Actual Loops'] : 0;
+  return own + (node.Plans ?? []).reduce((n, p) => n + rowsScanned(p), 0);
+}
 
 // Every change writes its event in the same transaction; the relay publishes the outbox to the bus.
 describe('docs outbox relay', () => {
@@ -98,6 +112,77 @@ describe('docs outbox relay', () => {
     await eventually(async () => (await after.drain(), (await isPublished()) || undefined), 'the row marked published');
     unblock();
     await Promise.all([dying.close(), restarted.close()]);
+  });
+
+  it('claims only rows it has not published: thousands of events awaiting a slow consumer are not read again by every claim', async () => {
+    if (!h) return;
+    // The harness's own relay stays out of it (its bus is down): only the relay below publishes.
+    h.bus.down = true;
+    afterDown.push(() => (h!.bus.down = false));
+    const slow = createMemoryBus();
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const acked = new Set<number>();
+    await slow.subscribe<{ id: number }>({ durable: 'indexer', subjects: 'docs.document.*', handler: async (m) => (await held, void acked.add(m.data.id)) });
+    const repo = new OutboxRepo(db);
+    const relay = new OutboxRelay(repo, slow, silentLogger(), { pollMs: 60_000, batch: 100 });
+    let published = 0;
+    const drained = async (n: number, sweep = false) => ((published += await relay.drain({ sweep })), published >= n || undefined);
+    // An id taken by a transaction that commits only after the rows below it went out.
+    const [{ id: lateId }] = await db.$queryRaw<Array<{ id: bigint }>>`SELECT nextval(pg_get_serial_sequence('outbox_events', 'id')) AS id`;
+    await db.$executeRaw`INSERT INTO outbox_events (subject, payload) SELECT 'docs.document.updated', jsonb_build_object('change', 'updated', 'id', 500000 + g, 'version', 1, 'at', now()::text) FROM generate_series(1, 3000) g`;
+    // (the harness's relay may hold some rows' locks for a moment while it fails: the sweep finds those)
+    await eventually(() => drained(3000, true), 'three thousand events on the bus, awaiting the slow consumer');
+
+    // What the next claim reads, measured by PostgreSQL: the row written since, not the 3,000 awaiting acks.
+    await db.outboxEvent.create({ data: { subject: 'docs.document.updated', payload: { change: 'updated', id: 600_001, version: 1, at: new Date().toISOString() } } });
+    const claim = repo.claimStatement(relay.publishedUpTo, 100);
+    const plan = await db.$queryRawUnsafe<Array<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>>(`EXPLAIN (ANALYZE, FORMAT JSON) ${claim.text}`, ...claim.values);
+    expect(rowsScanned(plan[0]['QUERY PLAN'][0].Plan)).toBeLessThan(10);
+    await eventually(() => drained(3001), 'the new row published');
+
+    // The late row commits below what went out: a plain drain does not read there, the poll's sweep finds it.
+    await db.outboxEvent.create({ data: { id: lateId, subject: 'docs.document.updated', payload: { change: 'updated', id: 600_002, version: 1, at: new Date().toISOString() } } });
+    expect(await relay.drain()).toBe(0);
+    await eventually(() => drained(3002, true), 'the late row published by the sweep');
+    expect(await relay.drain({ sweep: true })).toBe(0);
+
+    release();
+    await eventually(async () => (await relay.drain(), (await db.outboxEvent.count({ where: { publishedAt: null } })) === 0 || undefined), 'every row marked once the consumer acked');
+    expect(acked.size).toBe(3002);
+    await slow.close();
+  });
+
+  it('marks one batch at a time: events consumed while a mark waits are marked together after it, not in transactions queuing beside it', async () => {
+    if (!h) return;
+    h.bus.down = true;
+    afterDown.push(() => (h!.bus.down = false));
+    const bus = createMemoryBus();
+    await bus.subscribe({ durable: 'indexer', subjects: 'docs.document.*', handler: async () => undefined });
+    const relay = new OutboxRelay(new OutboxRepo(db), bus, silentLogger(), { pollMs: 60_000, batch: 100 });
+    const counted = async () => Number((await db.$queryRaw<Array<{ n: bigint | null }>>`SELECT sum(count) AS n FROM event_rollups WHERE metric = 'document.created' AND dim = 'one-mark' AND period_kind = 'd' AND account_id = 0`)[0].n ?? 0);
+    const waitingMarks = async () =>
+      Number((await db.$queryRaw<Array<{ n: bigint }>>`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%event_rollups%'`)[0].n);
+    // The content analytics rows are held by another transaction, as a long report or a slow disk would.
+    const holder = new Client({ connectionString: h.databaseUrl });
+    await holder.connect();
+    await holder.query('BEGIN');
+    await holder.query('LOCK TABLE event_rollups IN EXCLUSIVE MODE');
+    const drains: Array<Promise<number>> = [];
+    for (let i = 0; i < 5; i++) {
+      await db.outboxEvent.create({ data: { subject: 'docs.document.created', payload: { change: 'created', id: 700_000 + i, version: 1, at: new Date().toISOString(), actor_account_id: 1, category: 'one-mark' } } });
+      drains.push(relay.drain());
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    await eventually(async () => (await waitingMarks()) >= 1 || undefined, 'a mark waiting for the lock');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await waitingMarks()).toBe(1);
+    await holder.query('COMMIT');
+    await holder.end();
+    expect((await Promise.all(drains)).reduce((a, b) => a + b, 0)).toBe(5);
+    await eventually(async () => (await counted()) === 5 || undefined, 'five creations counted');
+    expect(await db.outboxEvent.count({ where: { publishedAt: null } })).toBe(0);
+    await bus.close();
   });
 
   it('writes no event for a change that rolled back', async () => {
