@@ -8,7 +8,7 @@ import { pathAliases } from './http/path-aliases';
 import { cors } from './http/cors';
 import { headerSizeLimit } from './http/header-size';
 import { scopedRouter } from './http/scoped-router';
-import { AppError } from '@tollgate/kit';
+import { unknownRoute } from './http/unknown-route';
 import { parsedBodyRoutes, rawBodyRoutes } from './routes';
 import { createGatewayMetrics, httpMetrics, observeErrors } from './metrics';
 
@@ -32,7 +32,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   app.use(deferBodyErrors(express.json({ limit: config.BODY_LIMIT_BYTES, strict: false })));
   app.use(deferBodyErrors(express.urlencoded({ limit: config.BODY_LIMIT_BYTES, extended: false })));
   for (const router of parsedBodyRoutes(deps)) app.use(scopedRouter(router));
-  app.use((req, res) => sendError(res, AppError.notFound(`no route for ${req.method} ${req.path}`)));
+  app.use(unknownRoute(deps.book));
   app.use(observeErrors);
   app.use(errorHandler);
   return app;

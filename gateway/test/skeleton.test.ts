@@ -69,6 +69,16 @@ describe('gateway skeleton', () => {
     expect(await res.json()).toEqual({ detail: 'no route for GET /no/such/route' });
   });
 
+  it('answers a served path with the wrong method with 405 {detail} and Allow', async () => {
+    const res = await fetch(`${base}/v1/agent/demo-agent/sync`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+    expect(await res.json()).toEqual({ detail: 'PATCH is not allowed on /v1/agent/demo-agent/sync; allowed: POST' });
+    const query = await fetch(`${base}/v1/task-query/20261126120000000001`, { method: 'DELETE' });
+    expect(query.status).toBe(405);
+    expect(query.headers.get('allow')).toBe('GET');
+  });
+
   it('echoes a well-formed request id and replaces a malformed one', async () => {
     const kept = await fetch(`${base}/healthz`, { headers: { 'x-request-id': 'abc-123' } });
     expect(kept.headers.get('x-request-id')).toBe('abc-123');

@@ -111,6 +111,10 @@ describe('docs API: search', () => {
     expectEnvelope(empty, 422);
     expect(empty.body.data.errors[0].loc).toEqual(['query', 'q']);
     expectEnvelope(await call(t, 'GET', `/api/v1/search?q=${'x'.repeat(201)}`, reader.token), 422);
+    const method = await call(t, 'DELETE', '/api/v1/search/advanced', reader.token);
+    expectEnvelope(method, 405);
+    expect(method.headers.get('allow')).toBe('POST');
+    expectEnvelope(await call(t, 'DELETE', '/api/v1/search/advanced', undefined), 401);
   });
 
   it('suggests titles and completed terms as the user types', async () => {

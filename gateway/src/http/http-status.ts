@@ -6,6 +6,7 @@ export const httpStatusFor: Record<ErrorCode, number> = {
   [ErrorCode.Unauthenticated]: 401,
   [ErrorCode.PermissionDenied]: 403,
   [ErrorCode.NotFound]: 404,
+  [ErrorCode.MethodNotAllowed]: 405,
   [ErrorCode.AlreadyExists]: 409,
   [ErrorCode.Conflict]: 409,
   [ErrorCode.FailedPrecondition]: 409,

@@ -4,6 +4,8 @@ export const ErrorCode = {
   Unauthenticated: 'UNAUTHENTICATED',
   PermissionDenied: 'PERMISSION_DENIED',
   NotFound: 'NOT_FOUND',
+  /** The path exists, not with this method (HTTP 405 with Allow). */
+  MethodNotAllowed: 'METHOD_NOT_ALLOWED',
   AlreadyExists: 'ALREADY_EXISTS',
   Conflict: 'CONFLICT',
   FailedPrecondition: 'FAILED_PRECONDITION',

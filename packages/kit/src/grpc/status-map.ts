@@ -7,6 +7,7 @@ const toGrpc: Record<ErrorCode, GrpcStatus> = {
   [ErrorCode.Unauthenticated]: GrpcStatus.UNAUTHENTICATED,
   [ErrorCode.PermissionDenied]: GrpcStatus.PERMISSION_DENIED,
   [ErrorCode.NotFound]: GrpcStatus.NOT_FOUND,
+  [ErrorCode.MethodNotAllowed]: GrpcStatus.UNIMPLEMENTED,
   [ErrorCode.AlreadyExists]: GrpcStatus.ALREADY_EXISTS,
   [ErrorCode.Conflict]: GrpcStatus.ABORTED,
   [ErrorCode.FailedPrecondition]: GrpcStatus.FAILED_PRECONDITION,
