@@ -132,6 +132,15 @@ describe('API key management', () => {
       expect(res.status).toBe(401);
     });
 
+    it('422 for a body that cannot be read, where the token would be: the caller is told what is wrong with it, not that the token is missing', async () => {
+      if (!t) return;
+      const broken = await fetch(`${t.http}/apikeys/list`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"token": "${token}", ` });
+      expect(broken.status).toBe(422);
+      expect(((await broken.json()) as any).detail[0]).toMatchObject({ loc: ['body'], type: 'json_invalid' });
+      const nul = await fetch(`${t.http}/apikeys/list`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${token}&page=%ZZ` });
+      expect(nul.status).toBe(422);
+    });
+
     it.each([
       ['missing name', {}, 'name'],
       ['empty name', { name: '' }, 'name'],

@@ -4,6 +4,7 @@ import type { Actor } from '@tollgate/protos/common';
 import type { Account } from '@tollgate/protos/keys';
 import type { GatewayDeps } from '../deps';
 import { rpcFor } from '../http/request-id';
+import { takeBodyError } from '../http/deferred-body';
 import { bearerCredential } from './bearer';
 import { sha256Hex } from './secrets';
 import { checkCsrf, sessionCookie } from './session';
@@ -75,6 +76,8 @@ export function requireFormToken(deps: GatewayDeps): RequestHandler {
       res.locals.user = await authenticateSession(deps, req, session, rpcFor(res));
       return next();
     }
+    // The token was to come from a body that could not be read: say what is wrong with the body.
+    if (token === undefined) takeBodyError(res);
     if (typeof token !== 'string' || token === '') throw AppError.unauthenticated('missing token: send the user token in the form field "token"');
     if (token.length > MAX_USER_TOKEN_CHARS) throw AppError.field(['body', 'token'], `token must be at most ${MAX_USER_TOKEN_CHARS} characters`, 'too_big');
     res.locals.user = await authenticateUser(deps, token, rpcFor(res));
