@@ -95,6 +95,16 @@ describe('API key management', () => {
       expect(cleared.body.data).toMatchObject({ quota: null, expired_time: null, name: 'renamed' });
     });
 
+    it('refuses an update with a field it does not take (a typo must not be a silent no-op), and changes nothing', async () => {
+      if (!t) return;
+      const key = await newKey(t, token, { quota: '5' });
+      const r = await updateKey(t, token, key.id, { name: 'kept?', quata: '50' });
+      expect(r.status).toBe(422);
+      expect(r.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'quata'], type: 'unrecognized_keys' })]);
+      const list = await postForm(t, '/apikeys/list', { token });
+      expect(list.body.data.items.find((k: any) => k.id === key.id)).toMatchObject({ name: key.name, quota: 5 });
+    });
+
     it('deletes a key: it leaves the list and cannot be updated or deleted again', async () => {
       if (!t) return;
       const key = await newKey(t, token);

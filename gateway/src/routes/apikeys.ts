@@ -63,7 +63,9 @@ const updateBody = z.object({
   group: z.string().max(64).optional(),
   rpm_limit: rpmLimit.optional(),
   concurrency_limit: concurrencyLimit.optional(),
-});
+})
+  // A misspelt field would otherwise change nothing and answer 200.
+  .strict();
 
 const deleteBody = z.object({ token, api_key_id: id('The key to delete') });
 

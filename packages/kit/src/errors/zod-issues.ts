@@ -3,11 +3,12 @@ import { AppError, type FieldIssue } from './app-error';
 
 /** Converts a zod error into the spec's 422 items; `root` is prepended to every loc (e.g. "body"). */
 export function zodIssues(error: ZodError, root: string[] = ['body']): FieldIssue[] {
-  return error.issues.map((issue) => ({
-    loc: [...root, ...issue.path.map(String)],
-    msg: issue.message,
-    type: issue.code,
-  }));
+  return error.issues.flatMap((issue): FieldIssue[] => {
+    const loc = [...root, ...issue.path.map(String)];
+    // One item per field a strict object does not take, located at that field.
+    if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => ({ loc: [...loc, key], msg: `unknown field "${key}"`, type: issue.code }));
+    return [{ loc, msg: issue.message, type: issue.code }];
+  });
 }
 
 export function zodToAppError(error: ZodError, root: string[] = ['body']): AppError {
