@@ -53,7 +53,7 @@ describe('docs API: bulk import', () => {
     expect(results[1].errors[0].loc).toEqual(['body', 'documents', '1', 'title']);
     expect(results[3].errors[0].loc).toEqual(['body', 'documents', '3']);
     expect(results[4].errors[0].loc).toEqual(['body', 'documents', '4', 'slug']);
-    expect(results[6].errors.map((e: any) => e.loc.join('.'))).toContain('body.documents.6');
+    expect(results[6].errors.map((e: any) => e.loc.join('.'))).toContain('body.documents.6.unknown');
 
     const got = await call(t, 'GET', `/api/v1/documents/${results[0].id}`, reader.token);
     expect(got.body.data).toMatchObject({ id: results[0].id, title: 'Marmoset import one', content: 'marmoset body one', category: 'guides', tags: ['bulk'], author_id: writer.id, status: 'published' });
@@ -85,6 +85,28 @@ describe('docs API: bulk import', () => {
     const base = [...slugs].sort((a, b) => a.length - b.length)[0];
     expect(slugs.every((x) => x === base || new RegExp(`^${base}-\\d+$`).test(x))).toBe(true);
   }, 60_000);
+
+  it('refuses an item with a NUL character or nested too deep on its own; the others are created', async () => {
+    if (!t) return;
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 40; i++) deep = { deeper: deep };
+    const r = await bulk({
+      documents: [
+        { title: 'Quokka bulk kept', content: 'fine' },
+        { title: 'Quokka with \u0000 inside', content: 'x' },
+        { title: 'Quokka too deep', content: 'x', tags: [deep] },
+        { title: 'Quokka bulk kept too', content: 'also fine', tags: ['t\u0000'] },
+        { title: 'Quokka bulk last', content: 'fine' },
+      ],
+    });
+    expectEnvelope(r, 200);
+    expect(r.body.data).toMatchObject({ created: 2, failed: 3 });
+    const results = r.body.data.results;
+    expect(results.map((x: any) => x.status)).toEqual([201, 422, 422, 422, 201]);
+    expect(results[1].errors).toEqual([{ loc: ['body', 'documents', '1', 'title'], msg: expect.stringContaining('NUL'), type: 'string_nul' }]);
+    expect(results[2].errors[0].type).toBe('too_deep');
+    expect(results[3].errors[0].loc).toEqual(['body', 'documents', '3', 'tags', '0']);
+  });
 
   it('refuses a request that is not 1 to 1,000 documents, and needs docs_write', async () => {
     if (!t) return;

@@ -37,6 +37,11 @@ export interface RouteSpec<B extends ZodType | undefined, Q extends z.ZodObject 
    * e.g. `/v1/chat/completions` for provider keys and for app keys); this one only validates and serves.
    */
   documentedElsewhere?: boolean;
+  /**
+   * A body array whose items the handler checks for NUL characters and depth (unsafeInput) one by
+   * one, as part of each item's own validation (bulk requests with per-item results).
+   */
+  bodyItemsCheckedAlone?: string;
 }
 
 type Infer<T> = T extends ZodType ? z.infer<T> : undefined;
@@ -47,10 +52,16 @@ export interface ValidatedInput<B, Q, P> {
   params: P;
 }
 
+/** `value` with the items of its array `field` left out (the array itself stays, empty). */
+function withoutItems(value: unknown, field: string): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || !Array.isArray((value as Record<string, unknown>)[field])) return value;
+  return { ...value, [field]: [] };
+}
+
 const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
-function parsePart<T>(schema: ZodType | undefined, value: unknown, loc: string): T {
-  const unsafe = unsafeInput(value, [loc]);
+function parsePart<T>(schema: ZodType | undefined, value: unknown, loc: string, itemsCheckedAlone?: string): T {
+  const unsafe = unsafeInput(itemsCheckedAlone ? withoutItems(value, itemsCheckedAlone) : value, [loc]);
   if (unsafe) throw AppError.invalid([unsafe], `${unsafe.loc.join('.')}: ${unsafe.msg}`);
   if (!schema) return undefined as T;
   const result = schema.safeParse(value ?? {});
@@ -80,7 +91,7 @@ export class RouteBook {
       const input = {
         params: parsePart<Infer<P>>(spec.params, req.params, 'path'),
         query: parsePart<Infer<Q>>(spec.query, req.query, 'query'),
-        body: parsePart<Infer<B>>(spec.body, req.body, 'body'),
+        body: parsePart<Infer<B>>(spec.body, req.body, 'body', spec.bodyItemsCheckedAlone),
       };
       await handler(input, req, res);
     };

@@ -9,6 +9,7 @@ import { recordActivity } from '../activity/record-activity';
 import { httpStatusFor } from '../http/http-status';
 import { createDocumentBody, envelope } from './documents-schemas';
 import { rpcFor } from '../http/request-id';
+import { unsafeInput } from '../http/input-safety';
 
 /** Most documents in one bulk request. */
 export const MAX_BULK_DOCUMENTS = 1_000;
@@ -66,6 +67,7 @@ export function documentsBulkRoutes(deps: GatewayDeps): Router {
       tags: ['Documents'],
       security: 'userToken',
       body: bulkBody,
+      bodyItemsCheckedAlone: 'documents',
       before: [requireUser(deps, { permission: 'docs_write' })],
       responses: {
         200: { description: 'One result per item', schema: envelope(z.object({ created: z.number().int(), failed: z.number().int(), results: z.array(itemSchema) })) },
@@ -79,6 +81,8 @@ export function documentsBulkRoutes(deps: GatewayDeps): Router {
       const results: Item[] = new Array(body.documents.length);
       const valid: Array<{ index: number; doc: z.infer<typeof createDocumentBody> }> = [];
       body.documents.forEach((raw, index) => {
+        const unsafe = unsafeInput(raw, ['body', 'documents', String(index)], 2);
+        if (unsafe) return void (results[index] = refused(index, 422, 'document is invalid', [unsafe]));
         const parsed = createDocumentBody.safeParse(raw);
         if (parsed.success) valid.push({ index, doc: parsed.data });
         else results[index] = refused(index, 422, 'document is invalid', zodIssues(parsed.error, ['body', 'documents', String(index)]));
