@@ -350,7 +350,28 @@ describe('PublishOptions.onConsumed on the in-process bus', () => {
     }
   });
 
-  it('reaches a publisher in a worker thread through the port bus', async () => {
+  it('tells a duplicate publish (same msgId) when the copy already stored is safe, not before', async () => {
+    const bus = createMemoryBus();
+    try {
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      await bus.subscribe({ durable: 'a', subjects: 'docs.dup.*', handler: () => gate });
+      const consumed: string[] = [];
+      await bus.publish('docs.dup.x', { n: 1 }, { msgId: 'dup-1', onConsumed: () => consumed.push('first') });
+      await bus.publish('docs.dup.x', { n: 1 }, { msgId: 'dup-1', onConsumed: () => consumed.push('again') });
+      await tick(50);
+      expect(consumed).toEqual([]);
+      release();
+      await eventually(() => expect(consumed).toEqual(['first', 'again']), 5_000);
+      // Published again once the first copy was safe: told at once.
+      await bus.publish('docs.dup.x', { n: 1 }, { msgId: 'dup-1', onConsumed: () => consumed.push('late') });
+      await eventually(() => expect(consumed).toEqual(['first', 'again', 'late']), 5_000);
+    } finally {
+      await bus.close();
+    }
+  });
+
+  it('reaches a publisher in a worker thread through the port bus, a duplicate publish included', async () => {
     const host = createMemoryBus();
     const { port1, port2 } = new MessageChannel();
     void serveBusOnPort(host, port2);
@@ -360,11 +381,12 @@ describe('PublishOptions.onConsumed on the in-process bus', () => {
       const gate = new Promise<void>((r) => (release = r));
       await host.subscribe({ durable: 'slow', subjects: 'docs.port.*', handler: () => gate });
       let consumed = 0;
-      await worker.publish('docs.port.x', { n: 1 }, { onConsumed: () => void consumed++ });
+      await worker.publish('docs.port.x', { n: 1 }, { msgId: 'port-1', onConsumed: () => void consumed++ });
+      await worker.publish('docs.port.x', { n: 1 }, { msgId: 'port-1', onConsumed: () => void consumed++ });
       await tick(50);
       expect(consumed).toBe(0);
       release();
-      await eventually(() => expect(consumed).toBe(1), 5_000);
+      await eventually(() => expect(consumed).toBe(2), 5_000);
     } finally {
       await worker.close();
       await host.close();
@@ -404,14 +426,14 @@ if (!natsRuns) warnNatsSkipped('NATS bus contract tests');
 
   contract({ bus: open });
 
-  it('calls onConsumed as soon as JetStream stored the message (it is on disk for every consumer), not for a duplicate', async () => {
+  it('calls onConsumed as soon as JetStream stored the message (it is on disk for every consumer), and for a duplicate of a stored one', async () => {
     const bus = await open();
     const id = randomUUID().slice(0, 8);
     let consumed = 0;
     await bus.publish(`tasks.status.${id}`, { n: 1 }, { msgId: `oc-${id}`, onConsumed: () => void consumed++ });
     expect(consumed).toBe(1);
     await bus.publish(`tasks.status.${id}`, { n: 1 }, { msgId: `oc-${id}`, onConsumed: () => void consumed++ });
-    expect(consumed).toBe(1);
+    expect(consumed).toBe(2);
   });
 
   it('redelivers to a new connection what a dead connection never acked', async () => {

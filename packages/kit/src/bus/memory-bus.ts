@@ -31,6 +31,16 @@ interface Stored {
 }
 
 /** One durable consumer is done with `msg` (acknowledged, or dropped after maxDeliver). */
+/** Calls `done` once `msg` is safe: when its durable consumers are done with it, or at once if nobody waits for that (or it is gone). */
+function whenConsumed(msg: Stored | undefined, done: () => void): void {
+  const waiting = msg?.onConsumed;
+  if (!msg || !waiting) return queueMicrotask(done);
+  msg.onConsumed = () => {
+    waiting();
+    done();
+  };
+}
+
 function consumedBy(msg: Stored): void {
   if (msg.unacked === undefined || --msg.unacked > 0) return;
   const done = msg.onConsumed;
@@ -51,7 +61,8 @@ interface Delivery {
 class Log {
   private items: Stored[] = [];
   private head = 0;
-  readonly msgIds = new Map<string, number>();
+  /** Message ids within the duplicate window: when first published, and as which sequence. */
+  readonly msgIds = new Map<string, { at: number; seq: number }>();
   lastSeq = 0;
   constructor(readonly spec: StreamSpec) {}
 
@@ -82,7 +93,7 @@ class Log {
       this.items = this.items.slice(this.head);
       this.head = 0;
     }
-    for (const [id, at] of this.msgIds) {
+    for (const [id, { at }] of this.msgIds) {
       if (now - at <= DUPLICATE_WINDOW_MS) break;
       this.msgIds.delete(id);
     }
@@ -217,8 +228,12 @@ export function createMemoryBus(options: MemoryBusOptions = {}): EventBus {
         throw new Error(`stream ${log.spec.name} is full: ${maxPending} messages wait for a durable consumer; publish again later`);
       }
       if (opts.msgId !== undefined) {
-        if (log.msgIds.has(opts.msgId)) return;
-        log.msgIds.set(opts.msgId, now);
+        const earlier = log.msgIds.get(opts.msgId);
+        if (earlier) {
+          if (opts.onConsumed) whenConsumed(log.at(earlier.seq), opts.onConsumed);
+          return;
+        }
+        log.msgIds.set(opts.msgId, { at: now, seq: log.lastSeq + 1 });
       }
       const msg: Stored = { seq: ++log.lastSeq, subject, payload: encode(data), headers: { ...opts.headers }, at: now };
       if (opts.onConsumed) {

@@ -158,9 +158,10 @@ export async function connectNatsBus(options: NatsBusOptions): Promise<NatsBus> 
       streamOf(full(subject));
       const hdrs = createHeaders();
       for (const [k, v] of Object.entries(opts.headers ?? {})) hdrs.set(k, v);
-      const ack = await js.publish(full(subject), encode(data), { headers: hdrs, ...(opts.msgId !== undefined && { msgID: opts.msgId }) });
-      // JetStream keeps the message on disk for its consumers, whatever happens to this process.
-      if (!ack.duplicate) opts.onConsumed?.();
+      await js.publish(full(subject), encode(data), { headers: hdrs, ...(opts.msgId !== undefined && { msgID: opts.msgId }) });
+      // JetStream keeps the message on disk for its consumers, whatever happens to this process; a
+      // duplicate's first copy is stored, so the event is as safe as this publish would have made it.
+      opts.onConsumed?.();
     },
 
     async subscribe<T>(opts: SubscribeOptions<T>): Promise<Subscription> {

@@ -15,8 +15,9 @@ export interface PublishOptions {
    * Called once the message is safe from this process dying: on a bus that keeps messages on disk
    * (NATS JetStream) as soon as it is stored; on the in-process bus once every durable consumer
    * that held its subject when it was published has acknowledged it (or given it up after
-   * maxDeliver), at once when none did. Outboxes let go of an event only then. Not called for a
-   * publish dropped as a duplicate.
+   * maxDeliver), at once when none did. Outboxes let go of an event only then. A publish dropped as
+   * a duplicate (same msgId) is told when the copy already stored is safe: on JetStream at once;
+   * on the in-process bus with that copy's own callback (at once if it has none left).
    */
   onConsumed?: () => void;
 }
