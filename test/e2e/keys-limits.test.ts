@@ -63,6 +63,26 @@ describe('per-key rate limits through /apikeys', () => {
     expect(fits.body.data).toMatchObject({ quota: 5, used_quota: 5 });
   });
 
+  it('never lets a key end above the quota it was given while its executions run: quota updates racing a burst', async () => {
+    if (!t) return;
+    for (let round = 0; round < 6; round++) {
+      const key = await newKey(t, token, { quota: '20' });
+      const burst = Array.from({ length: 150 }, () => send(t!, 'POST', SYNC, { key: key.key, body: hello('racing the quota') }));
+      const updates = Array.from({ length: 20 }, async (_, i) => {
+        await new Promise((r) => setTimeout(r, i * 3));
+        return updateKey(t!, token, key.id, { quota: i % 2 === 0 ? '30' : '8' });
+      });
+      const answers = await Promise.all(burst);
+      expect(answers.every((r) => r.status === 200 || r.status === 429)).toBe(true);
+      expect((await Promise.all(updates)).every((u) => u.status === 200 || u.status === 422)).toBe(true);
+      const listed = await postForm(t, '/apikeys/list', { token, page_size: '100' });
+      const now = listed.body.data.items.find((k: { id: number }) => k.id === key.id);
+      expect(Number(now.used_quota)).toBe(answers.filter((r) => r.status === 200).length);
+      expect(Number(now.used_quota)).toBeLessThanOrEqual(Number(now.quota));
+      expect(Number(now.remaining_quota)).toBeGreaterThanOrEqual(0);
+    }
+  });
+
   it("refuses the third execution a minute with rpm_limit=2, and lets it through once reset to the level's default", async () => {
     if (!t) return;
     const created = await newKey(t, token, { rpm_limit: '2' });

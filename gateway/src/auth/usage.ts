@@ -1,6 +1,5 @@
 import { RecentValues } from '@tollgate/kit';
 import type { GatewayDeps } from '../deps';
-import { fromMicros, toMicros } from './decimal';
 
 /** `used_quota` of each key from the billing service (decimal strings; keys with no usage used nothing). */
 export async function usedQuotaOf(deps: GatewayDeps, apiKeyIds: number[]): Promise<Map<number, string>> {
@@ -9,17 +8,6 @@ export async function usedQuotaOf(deps: GatewayDeps, apiKeyIds: number[]): Promi
   const res = await deps.upstreams.billing.getUsage({ apiKeyIds });
   for (const item of res.items) used.set(item.apiKeyId, item.usedQuota || '0');
   return used;
-}
-
-/**
- * What a key has used plus what its executions under way have reserved (decimal string): the
- * least quota it may be given without an admitted execution overrunning it.
- */
-export async function committedQuotaOf(deps: GatewayDeps, apiKeyId: number): Promise<{ used: string; committed: string }> {
-  const res = await deps.upstreams.billing.getUsage({ apiKeyIds: [apiKeyId] });
-  const item = res.items.find((i) => i.apiKeyId === apiKeyId);
-  const used = item?.usedQuota || '0';
-  return { used, committed: fromMicros(toMicros(used) + toMicros(item?.reserved || '0')) };
 }
 
 /** How old what is known of a key's usage may get before it is asked again (in the background). */

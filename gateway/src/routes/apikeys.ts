@@ -7,7 +7,7 @@ import type { ApiKey } from '@tollgate/protos/keys';
 import type { GatewayDeps } from '../deps';
 import { requireFormToken, userOf } from '../auth/user-token';
 import { fromMicros, toMicros } from '../auth/decimal';
-import { committedQuotaOf, usedQuotaOf } from '../auth/usage';
+import { usedQuotaOf } from '../auth/usage';
 import { rpcFor } from '../http/request-id';
 
 /** Paging of POST /apikeys/list (documented in docs/keys.md). */
@@ -168,7 +168,6 @@ export function apiKeyRoutes(deps: GatewayDeps): Router {
     { ...common, path: '/apikeys/update', summary: 'Change name, quota, status, expired_time, comments, group, rpm_limit or concurrency_limit of a key', body: updateBody, responses: { 200: { description: 'Updated', schema: envelope(keySchema) }, 404: { description: 'No such key of yours' }, ...errors } },
     async ({ body }, req, res) => {
       const quota = text(body.quota);
-      const { used, committed } = await committedQuotaOf(deps, body.api_key_id);
       const key = await keys.updateKey({
         actor: userOf(res).actor,
         apiKeyId: body.api_key_id,
@@ -180,9 +179,10 @@ export function apiKeyRoutes(deps: GatewayDeps): Router {
         group: body.group,
         rpmLimit: limitValue(body.rpm_limit),
         concurrencyLimit: limitValue(body.concurrency_limit),
-        // The floor of a new quota: used, and reserved by executions under way.
-        usedQuota: committed,
+        // The keys service has billing refuse a quota below used + reserved, under the admissions' lock.
+        usedQuota: '',
       }, rpcFor(res));
+      const used = (await usedQuotaOf(deps, [key.id])).get(key.id);
       deps.keyCache?.invalidate('key', key.id);
       const changed = Object.keys(body).filter((f) => f !== 'token' && f !== 'api_key_id');
       recordActivity(deps, req, res, { type: 'key.updated', target_type: 'key', target_id: key.id, summary: `updated API key ${key.id} "${key.name}" (${changed.join(', ') || 'no fields'})` });

@@ -1,7 +1,7 @@
 import type { ServiceModule, ServiceName } from '@tollgate/kit';
 
 /** Start order: a service may call the ones before it. */
-export const SERVICE_ORDER: readonly ServiceName[] = ['keys', 'billing', 'docs', 'tasks', 'search'];
+export const SERVICE_ORDER: readonly ServiceName[] = ['billing', 'keys', 'docs', 'tasks', 'search'];
 
 /**
  * The services' threads in the embedded default, besides the main thread: the content services

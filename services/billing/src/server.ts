@@ -11,6 +11,7 @@ import { admit, admitBatch, type AdmitOutcome } from './usecases/admit';
 import { settle, settleBatch } from './usecases/settle';
 import { expiredAdmissions, renewAdmissions } from './usecases/admission-leases';
 import { getUsage } from './usecases/get-usage';
+import { setKeyQuota } from './usecases/set-key-quota';
 import { queryUsage } from './usecases/query-usage';
 import { listPrices, setPrice } from './usecases/prices';
 import { getBill } from './usecases/get-bill';
@@ -63,6 +64,7 @@ export function billingBinding(p: BillingParts, log: Logger): ServiceBinding {
         renewAdmissions: async (r) => ({ renewed: await renewAdmissions(p, r.taskNumbers, r.leaseSeconds) }),
         expiredAdmissions: async (r) => ({ taskNumbers: await expiredAdmissions(p, r.limit) }),
         getUsage: async (r) => ({ items: await getUsage(p, r.apiKeyIds) }),
+        setKeyQuota: (r) => setKeyQuota(p, r),
         queryUsage: (r) => queryUsage(p, { actor: r.actor, accountId: r.accountId, apiKeyId: r.apiKeyId, from: r.from, to: r.to }),
         listPrices: async () => ({ items: await listPrices(p) }),
         setPrice: (r) => setPrice(p, r.actor, { kind: r.price?.kind ?? '', basis: r.price?.basis ?? '', unitPrice: r.price?.unitPrice ?? '' }),

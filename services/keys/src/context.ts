@@ -4,11 +4,12 @@ import { ChangePublisher } from './domain/events';
 import { AccountRepo } from './repo/account-repo';
 import { KeyRepo } from './repo/key-repo';
 import { SessionRepo } from './repo/session-repo';
-import { activityRecorder, type KeysContext } from './usecases/context';
+import { activityRecorder, type KeysContext, type QuotaHolder } from './usecases/context';
 
-export function createKeysContext(db: KeysDb, bus: EventBus, log: Logger, opts: { sessionTtlMs?: number } = {}): KeysContext {
+export function createKeysContext(db: KeysDb, bus: EventBus, log: Logger, quotas: QuotaHolder, opts: { sessionTtlMs?: number } = {}): KeysContext {
   const accounts = new AccountRepo(db);
   return {
+    quotas,
     accounts,
     keys: new KeyRepo(db),
     sessions: new SessionRepo(db),

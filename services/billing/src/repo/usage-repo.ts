@@ -44,15 +44,15 @@ const ADMIT_SQL = `
       in_flight = k.in_flight + 1,
       rpm_count = CASE WHEN k.rpm_window = date_trunc('minute', now()) THEN k.rpm_count + 1 ELSE 1 END,
       rpm_window = date_trunc('minute', now()),
-      quota = $3::numeric,
+      quota = CASE WHEN k.quota_managed THEN k.quota ELSE $3::numeric END,
       account_id = $2,
       updated_at = now()
-    WHERE ($3::numeric IS NULL OR (
-            k.used_quota + k.reserved + $4::numeric <= $3::numeric
-        AND ($4::numeric > 0 OR k.used_quota + k.reserved < $3::numeric)))
+    WHERE ((CASE WHEN k.quota_managed THEN k.quota ELSE $3::numeric END) IS NULL OR (
+            k.used_quota + k.reserved + $4::numeric <= (CASE WHEN k.quota_managed THEN k.quota ELSE $3::numeric END)
+        AND ($4::numeric > 0 OR k.used_quota + k.reserved < (CASE WHEN k.quota_managed THEN k.quota ELSE $3::numeric END))))
       AND k.in_flight - (SELECT n FROM finishing) < $5::int
       AND (k.rpm_window <> date_trunc('minute', now()) OR k.rpm_count < $6::int)
-    RETURNING used_quota, reserved
+    RETURNING used_quota, reserved, quota
   ), admission AS (
     INSERT INTO admissions (task_number, api_key_id, account_id, kind, app_id, basis, reserved,
                             price_fixed, price_input_token, price_output_token, price_second, lease_expires_at)
@@ -63,7 +63,7 @@ const ADMIT_SQL = `
     INSERT INTO ledger_entries (api_key_id, account_id, kind, app_id, task_number, type, amount, basis)
     SELECT $1, $2, $8, $9, $7, 'reserve', $4::numeric, $10 FROM usage
   )
-  SELECT used_quota::text AS used_quota, reserved::text AS reserved FROM usage`;
+  SELECT used_quota::text AS used_quota, reserved::text AS reserved, quota::text AS quota FROM usage`;
 
 /**
  * Admits a batch in one statement, for the keys whose usage row exists: the rows are locked in key
@@ -85,7 +85,7 @@ const ADMIT_MANY_SQL = `
       SELECT f.api_key_id FROM admissions f WHERE f.task_number = ANY($16::text[]) AND f.state = 'open' ORDER BY f.task_number FOR UPDATE
     ) held GROUP BY api_key_id
   ), locked AS (
-    SELECT k.api_key_id, k.used_quota, k.reserved,
+    SELECT k.api_key_id, k.used_quota, k.reserved, k.quota AS key_quota, k.quota_managed,
            k.in_flight - COALESCE((SELECT f.n FROM finishing f WHERE f.api_key_id = k.api_key_id), 0) AS in_flight,
            CASE WHEN k.rpm_window = date_trunc('minute', now()) THEN k.rpm_count ELSE 0 END AS rpm_now
     FROM key_usage k WHERE k.api_key_id IN (SELECT api_key_id FROM input)
@@ -93,7 +93,9 @@ const ADMIT_MANY_SQL = `
       AND (SELECT count(*) FROM finishing) >= 0
     ORDER BY k.api_key_id FOR UPDATE
   ), ranked AS (
-    SELECT i.*, l.used_quota, l.reserved AS key_reserved, l.in_flight, l.rpm_now,
+    SELECT i.api_key_id, i.account_id, CASE WHEN l.quota_managed THEN l.key_quota ELSE i.quota END AS quota, i.reservation, i.concurrency, i.rpm,
+           i.task_number, i.kind, i.app_id, i.basis, i.price_fixed, i.price_input_token, i.price_output_token, i.price_second,
+           i.lease_seconds, i.idx, l.used_quota, l.reserved AS key_reserved, l.in_flight, l.rpm_now,
            sum(i.reservation) OVER w AS reserved_through, row_number() OVER w AS nth
     FROM input i JOIN locked l USING (api_key_id)
     WHERE NOT EXISTS (SELECT 1 FROM admissions a WHERE a.task_number = i.task_number)
@@ -134,7 +136,14 @@ const ADMIT_MANY_SQL = `
     INSERT INTO ledger_entries (api_key_id, account_id, kind, app_id, task_number, type, amount, basis)
     SELECT api_key_id, account_id, kind, app_id, task_number, 'reserve', reservation, basis FROM admitted
   )
-  SELECT idx::int AS idx, used_quota::text AS used_quota, (key_reserved + reserved_through)::text AS reserved FROM admitted`;
+  SELECT idx::int AS idx, used_quota::text AS used_quota, (key_reserved + reserved_through)::text AS reserved, quota::text AS quota FROM admitted`;
+
+const SET_QUOTA_SQL = `
+  INSERT INTO key_usage AS k (api_key_id, account_id, quota, quota_managed)
+  VALUES ($1, $2, $3::numeric, true)
+  ON CONFLICT (api_key_id) DO UPDATE SET quota = $3::numeric, quota_managed = true, updated_at = now()
+  WHERE $4::boolean OR $3::numeric IS NULL OR k.used_quota + k.reserved <= $3::numeric
+  RETURNING used_quota::text AS used_quota, reserved::text AS reserved, in_flight`;
 
 /**
  * After these the batch is decided item by item: a task number admitted twice (within the batch or
@@ -146,11 +155,15 @@ const leaveToOneByOne = (err: unknown) => /^(23505|40P01|22)/.test((err as { cod
 export interface AdmittedUsage {
   usedQuota: Decimal;
   reserved: Decimal;
+  /** The quota the admission was checked against (the key's own once SetKeyQuota set it); null = unlimited. */
+  quota?: Decimal | null;
 }
 
 export interface UsageState {
   apiKeyId: number;
   accountId: number;
+  /** The quota SetKeyQuota set (null = unlimited); undefined while admissions bring it. */
+  managedQuota?: Decimal | null;
   usedQuota: Decimal;
   reserved: Decimal;
   inFlight: number;
@@ -163,6 +176,8 @@ export interface UsageState {
 interface UsageRowRaw {
   api_key_id: number;
   account_id: number;
+  quota: string | null;
+  quota_managed: boolean;
   used_quota: string;
   reserved: string;
   in_flight: number;
@@ -170,9 +185,12 @@ interface UsageRowRaw {
   minute_ends_at: number;
 }
 
+const decimalOrNull = (text: string | null): Decimal | null => (text === null ? null : new Decimal(text));
+
 const toState = (r: UsageRowRaw): UsageState => ({
   apiKeyId: r.api_key_id,
   accountId: r.account_id,
+  managedQuota: r.quota_managed ? decimalOrNull(r.quota) : undefined,
   usedQuota: new Decimal(r.used_quota),
   reserved: new Decimal(r.reserved),
   inFlight: r.in_flight,
@@ -197,7 +215,7 @@ export class UsageRepo {
    * condition against the latest committed row. Returns null when a limit refused it.
    */
   async tryAdmit(a: AdmitInput, options: HotQueryOptions = {}): Promise<AdmittedUsage | null> {
-    const { rows } = await this.hot.query<{ used_quota: string; reserved: string }>(ADMIT_SQL, [
+    const { rows } = await this.hot.query<{ used_quota: string; reserved: string; quota: string | null }>(ADMIT_SQL, [
       a.apiKeyId,
       a.accountId,
       a.quota,
@@ -216,7 +234,18 @@ export class UsageRepo {
       a.finishing,
     ], options);
     if (rows.length === 0) return null;
-    return { usedQuota: new Decimal(rows[0].used_quota), reserved: new Decimal(rows[0].reserved) };
+    return { usedQuota: new Decimal(rows[0].used_quota), reserved: new Decimal(rows[0].reserved), quota: decimalOrNull(rows[0].quota) };
+  }
+
+  /**
+   * Sets a key's quota under its usage row's lock (the lock every admission takes), refusing a
+   * quota below used + reserved unless `force`; creates the row for a key never admitted. From
+   * then on the row's quota is the one admissions check. Returns null when refused.
+   */
+  async setQuota(apiKeyId: number, accountId: number, quota: string | null, force: boolean): Promise<(AdmittedUsage & { inFlight: number }) | null> {
+    const { rows } = await this.hot.query<{ used_quota: string; reserved: string; in_flight: number }>(SET_QUOTA_SQL, [apiKeyId, accountId, quota, force]);
+    if (rows.length === 0) return null;
+    return { usedQuota: new Decimal(rows[0].used_quota), reserved: new Decimal(rows[0].reserved), inFlight: rows[0].in_flight };
   }
 
   /**
@@ -225,9 +254,9 @@ export class UsageRepo {
    */
   async tryAdmitMany(batch: AdmitInput[], options: HotQueryOptions = {}): Promise<Array<AdmittedUsage | undefined>> {
     const column = <T>(f: (a: AdmitInput) => T) => batch.map(f);
-    let rows: Array<{ idx: number; used_quota: string; reserved: string }>;
+    let rows: Array<{ idx: number; used_quota: string; reserved: string; quota: string | null }>;
     try {
-      ({ rows } = await this.hot.query<{ idx: number; used_quota: string; reserved: string }>(
+      ({ rows } = await this.hot.query<{ idx: number; used_quota: string; reserved: string; quota: string | null }>(
         ADMIT_MANY_SQL,
         [
           column((a) => a.apiKeyId),
@@ -254,7 +283,7 @@ export class UsageRepo {
       throw err;
     }
     const out: Array<AdmittedUsage | undefined> = batch.map(() => undefined);
-    for (const r of rows) out[r.idx - 1] = { usedQuota: new Decimal(r.used_quota), reserved: new Decimal(r.reserved) };
+    for (const r of rows) out[r.idx - 1] = { usedQuota: new Decimal(r.used_quota), reserved: new Decimal(r.reserved), quota: decimalOrNull(r.quota) };
     return out;
   }
 
@@ -287,7 +316,7 @@ export class UsageRepo {
   /** On the hot pool: the gateway reads a key's usage on every call that spends quota. */
   private async select(ids: number[]): Promise<UsageState[]> {
     const { rows } = await this.reads.query<UsageRowRaw>(
-      `SELECT api_key_id, account_id, used_quota::text AS used_quota, reserved::text AS reserved, in_flight,
+      `SELECT api_key_id, account_id, quota::text AS quota, quota_managed, used_quota::text AS used_quota, reserved::text AS reserved, in_flight,
               CASE WHEN rpm_window = date_trunc('minute', now()) THEN rpm_count ELSE 0 END AS rpm_count,
               extract(epoch FROM date_trunc('minute', now()) + interval '1 minute')::bigint AS minute_ends_at
        FROM key_usage WHERE api_key_id = ANY($1::int[])`,

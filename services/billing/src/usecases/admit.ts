@@ -57,7 +57,8 @@ function validate(c: AdmitCommand): void {
  * Which limit refused an admission, judged from the row as it is now (`finishing`: the key's open
  * admissions of ended executions, which hold no slot); undefined when none does (a race: try again).
  */
-function refusal(state: UsageState, finishing: number, quota: Decimal | null, reservation: Decimal, limits: { rpm: number; concurrency: number }): AppError | undefined {
+function refusal(state: UsageState, finishing: number, callersQuota: Decimal | null, reservation: Decimal, limits: { rpm: number; concurrency: number }): AppError | undefined {
+  const quota = state.managedQuota !== undefined ? state.managedQuota : callersQuota;
   const committed = state.usedQuota.plus(state.reserved);
   if (quota && (committed.plus(reservation).gt(quota) || (reservation.isZero() && committed.gte(quota)))) {
     return limitErrors.quota(moneyText(Decimal.max(quota.minus(committed), 0)), moneyText(reservation), state.reserved.gt(0) ? 1 : 60);
@@ -87,7 +88,8 @@ async function prepare(deps: AdmitDeps, c: AdmitCommand, finishing: string[]): P
 }
 
 function admittedAs(p: Prepared, usage: AdmittedUsage): Admitted {
-  const remaining = p.quota ? moneyText(p.quota.minus(usage.usedQuota).minus(usage.reserved)) : '';
+  const quota = usage.quota !== undefined ? usage.quota : p.quota;
+  const remaining = quota ? moneyText(quota.minus(usage.usedQuota).minus(usage.reserved)) : '';
   return { reserved: moneyText(p.input.reservation), remaining, basis: p.input.prices.basis };
 }
 

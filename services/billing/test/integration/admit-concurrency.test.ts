@@ -39,6 +39,35 @@ describe('Admit under concurrency (real PostgreSQL, gRPC loopback)', () => {
     expect(Number(ledger.total)).toBe(100);
   });
 
+  it('holds a quota set by SetKeyQuota against admissions that still carry the old one, and refuses one below used + reserved', async () => {
+    if (!b) return;
+    const client = b.client;
+    const admitWith = (quota: string, label: string) => client.admit(admitRequest({ apiKeyId: 109, accountId: 7, quota, rpmLimit: 100_000, concurrencyLimit: 100_000, taskNumber: taskNo(label) }));
+    for (let i = 0; i < 5; i++) await admitWith('30', `old${i}`);
+    // 5 reserved: 4 is refused at body.quota, 8 is taken.
+    const low = await rejection(client.setKeyQuota({ apiKeyId: 109, accountId: 7, quota: '4', force: false }));
+    expect(low.code).toBe(ErrorCode.InvalidArgument);
+    expect(low.details.issues).toEqual([expect.objectContaining({ loc: ['body', 'quota'], type: 'less_than_used' })]);
+    expect(low.message).toContain('(5)');
+    await expect(client.setKeyQuota({ apiKeyId: 109, accountId: 7, quota: '8', force: false })).resolves.toMatchObject({ reserved: '5' });
+    // Callers that still have 30 cached: 3 more fit under 8, the rest are refused, concurrently or not.
+    const results = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => admitWith('30', `stale${i}`)));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
+    const [usage] = await b.sql<{ reserved: string; quota: string }>('SELECT reserved::text, quota::text FROM key_usage WHERE api_key_id = 109');
+    expect(Number(usage.reserved)).toBe(8);
+    expect(Number(usage.quota)).toBe(8);
+    // Unlimited again, then force below used + reserved (an update that failed, put back).
+    await client.setKeyQuota({ apiKeyId: 109, accountId: 7, quota: '', force: false });
+    await admitWith('8', 'unlimited-now');
+    await expect(client.setKeyQuota({ apiKeyId: 109, accountId: 7, quota: '2', force: true })).resolves.toMatchObject({ reserved: '9' });
+    expect((await rejection(admitWith('', 'over'))).details.limit).toBe('quota');
+    // A key never admitted gets its row, and admissions use that quota.
+    await client.setKeyQuota({ apiKeyId: 110, accountId: 7, quota: '1', force: false });
+    await client.admit(admitRequest({ apiKeyId: 110, accountId: 7, quota: '50', taskNumber: taskNo('fresh1') }));
+    expect((await rejection(client.admit(admitRequest({ apiKeyId: 110, accountId: 7, quota: '50', taskNumber: taskNo('fresh2') })))).details.limit).toBe('quota');
+    expect((await rejection(client.setKeyQuota({ apiKeyId: 111, accountId: 7, quota: 'lots', force: false }))).code).toBe(ErrorCode.InvalidArgument);
+  });
+
   it('admits exactly the concurrency limit of many simultaneous executions, and frees a slot on settlement', async () => {
     if (!b) return;
     const client = b.client;

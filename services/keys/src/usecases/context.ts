@@ -4,8 +4,15 @@ import type { KeyRepo } from '../repo/key-repo';
 import type { SessionRepo } from '../repo/session-repo';
 import type { ChangePublisher } from '../domain/events';
 
+/** Where a key's quota is enforced (billing): a new quota is set there first, under the lock admissions take. */
+export interface QuotaHolder {
+  /** Refused (INVALID_ARGUMENT at body.quota) below used + reserved, unless `force`. '' = unlimited. */
+  set(apiKeyId: number, accountId: number, quota: string, force: boolean): Promise<void>;
+}
+
 /** What every use case is given: the repositories, the change publisher, a clock and the activity recorder. */
 export interface KeysContext {
+  quotas: QuotaHolder;
   accounts: AccountRepo;
   keys: KeyRepo;
   sessions: SessionRepo;

@@ -5,6 +5,7 @@ import { createGrpcClient, createMemoryBus, KEY_CHANGED_SUBJECTS, silentLogger, 
 import { useTestDatabase } from '@tollgate/kit/src/testing/postgres';
 import { KeysClient } from '@tollgate/protos/keys';
 import { keysService } from '../../src/service';
+import { admitRequest, startBilling, taskNo, type BillingHarness } from '../../../billing/test/integration/harness';
 
 // The keys service over real gRPC and PostgreSQL: bootstrap under concurrent starts, quota vs used, events.
 describe('keys service', () => {
@@ -12,11 +13,16 @@ describe('keys service', () => {
   const dirs: string[] = [];
   const handles: ServiceHandle[] = [];
   const bus = createMemoryBus();
+  // The real billing service, which holds a key's quota when it changes.
+  let billing: BillingHarness | null = null;
+  beforeAll(async () => {
+    billing = await startBilling();
+  });
 
   const start = async (env: Record<string, string>) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'keys-svc-'));
     dirs.push(dataDir);
-    const config = keysService.loadConfig({ DATABASE_URL: db.url, GRPC_PORT: '0', TOLLGATE_DATA_DIR: dataDir, ...env });
+    const config = keysService.loadConfig({ DATABASE_URL: db.url, GRPC_PORT: '0', TOLLGATE_DATA_DIR: dataDir, BILLING_GRPC_ADDR: billing?.handle.address ?? '127.0.0.1:9', ...env });
     const handle = await keysService.start(config, { bus, log: silentLogger() });
     handles.push(handle);
     return { handle, dataDir, client: createGrpcClient(KeysClient, handle.address) };
@@ -26,6 +32,7 @@ describe('keys service', () => {
     for (const h of handles) await h.stop();
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
     await bus.close();
+    await billing?.stop();
   });
 
   let client: GrpcClient<KeysClient>;
@@ -57,14 +64,21 @@ describe('keys service', () => {
     adminToken = fixed;
   });
 
-  it('refuses a quota below the used quota (422 on body.quota), accepts one equal to it', async () => {
-    if (!db.available) return;
+  it('refuses a quota below what billing holds as used + reserved (422 on body.quota), accepts one equal to it, and billing holds it', async () => {
+    if (!db.available || !billing) return;
     const admin = await client.authenticateUser({ token: adminToken });
     const actor = { accountId: admin.id, isAdmin: true, apiKeyId: 0 };
     const { key } = await client.createKey({ actor, name: 'k', channel: '', group: '', quota: '10', comments: '', allowedKinds: [], accountId: 0 });
-    const err = await client.updateKey({ actor, apiKeyId: key!.id, quota: '4.5', usedQuota: '4.500001' }).catch((e: unknown) => e);
+    const admitOne = () => billing!.client.admit(admitRequest({ apiKeyId: key!.id, accountId: admin.id, quota: '10', rpmLimit: 100_000, concurrencyLimit: 100_000, taskNumber: taskNo('keys') }));
+    for (let i = 0; i < 5; i++) await admitOne();
+    const err = await client.updateKey({ actor, apiKeyId: key!.id, quota: '4.999999', usedQuota: '' }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'INVALID_ARGUMENT', details: { issues: [{ loc: ['body', 'quota'], type: 'less_than_used' }] } });
-    await expect(client.updateKey({ actor, apiKeyId: key!.id, quota: '4.500001', usedQuota: '4.500001' })).resolves.toMatchObject({ quota: '4.500001' });
+    await expect(client.updateKey({ actor, apiKeyId: key!.id, name: 'still 10', usedQuota: '' })).resolves.toMatchObject({ quota: '10' });
+    await expect(client.updateKey({ actor, apiKeyId: key!.id, quota: '5', usedQuota: '' })).resolves.toMatchObject({ quota: '5' });
+    // An admission that still carries the old quota 10 is refused: billing holds 5.
+    await expect(admitOne()).rejects.toMatchObject({ code: 'RESOURCE_EXHAUSTED' });
+    const [usage] = await billing.sql<{ quota: string }>('SELECT quota::text FROM key_usage WHERE api_key_id = $1', [key!.id]);
+    expect(Number(usage.quota)).toBe(5);
   });
 
   it('carries non-ASCII field messages across gRPC', async () => {

@@ -163,6 +163,15 @@ export interface KeyUsage {
   inFlight: number;
 }
 
+export interface SetKeyQuotaRequest {
+  apiKeyId: number;
+  accountId: number;
+  /** Decimal string; empty = unlimited. */
+  quota: string;
+  /** Set it even below used + reserved (putting back the quota of an update that failed). */
+  force: boolean;
+}
+
 export interface GetUsageResponse {
   items: KeyUsage[];
 }
@@ -2152,6 +2161,131 @@ export const KeyUsage: MessageFns<KeyUsage> = {
   },
 };
 
+function createBaseSetKeyQuotaRequest(): SetKeyQuotaRequest {
+  return { apiKeyId: 0, accountId: 0, quota: "", force: false };
+}
+
+export const SetKeyQuotaRequest: MessageFns<SetKeyQuotaRequest> = {
+  encode(message: SetKeyQuotaRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.apiKeyId !== 0) {
+      writer.uint32(8).int32(message.apiKeyId);
+    }
+    if (message.accountId !== 0) {
+      writer.uint32(16).int32(message.accountId);
+    }
+    if (message.quota !== "") {
+      writer.uint32(26).string(message.quota);
+    }
+    if (message.force !== false) {
+      writer.uint32(32).bool(message.force);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetKeyQuotaRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetKeyQuotaRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.apiKeyId = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.accountId = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.quota = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.force = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetKeyQuotaRequest {
+    return {
+      apiKeyId: isSet(object.apiKeyId)
+        ? globalThis.Number(object.apiKeyId)
+        : isSet(object.api_key_id)
+        ? globalThis.Number(object.api_key_id)
+        : 0,
+      accountId: isSet(object.accountId)
+        ? globalThis.Number(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.Number(object.account_id)
+        : 0,
+      quota: isSet(object.quota) ? globalThis.String(object.quota) : "",
+      force: isSet(object.force) ? globalThis.Boolean(object.force) : false,
+    };
+  },
+
+  toJSON(message: SetKeyQuotaRequest): unknown {
+    const obj: any = {};
+    if (message.apiKeyId !== 0) {
+      obj.apiKeyId = Math.round(message.apiKeyId);
+    }
+    if (message.accountId !== 0) {
+      obj.accountId = Math.round(message.accountId);
+    }
+    if (message.quota !== "") {
+      obj.quota = message.quota;
+    }
+    if (message.force !== false) {
+      obj.force = message.force;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SetKeyQuotaRequest>): SetKeyQuotaRequest {
+    return SetKeyQuotaRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SetKeyQuotaRequest>): SetKeyQuotaRequest {
+    const message = createBaseSetKeyQuotaRequest();
+    message.apiKeyId = object.apiKeyId ?? 0;
+    message.accountId = object.accountId ?? 0;
+    message.quota = object.quota ?? "";
+    message.force = object.force ?? false;
+    return message;
+  },
+};
+
 function createBaseGetUsageResponse(): GetUsageResponse {
   return { items: [] };
 }
@@ -3631,6 +3765,20 @@ export const BillingService = {
     responseSerialize: (value: GetUsageResponse): Buffer => Buffer.from(GetUsageResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetUsageResponse => GetUsageResponse.decode(value),
   },
+  /**
+   * A key's new quota (the keys service, after its own checks): refused (INVALID_ARGUMENT at
+   * body.quota) when below used + reserved, decided under the lock admissions take. From then on
+   * admissions check against it, whatever quota their caller still had cached.
+   */
+  setKeyQuota: {
+    path: "/tollgate.billing.v1.Billing/SetKeyQuota" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetKeyQuotaRequest): Buffer => Buffer.from(SetKeyQuotaRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetKeyQuotaRequest => SetKeyQuotaRequest.decode(value),
+    responseSerialize: (value: KeyUsage): Buffer => Buffer.from(KeyUsage.encode(value).finish()),
+    responseDeserialize: (value: Buffer): KeyUsage => KeyUsage.decode(value),
+  },
   /** Charges over a time range by day and kind, for one account (or one of its keys). */
   queryUsage: {
     path: "/tollgate.billing.v1.Billing/QueryUsage" as const,
@@ -3703,6 +3851,12 @@ export interface BillingServer extends UntypedServiceImplementation {
   /** Open admissions whose lease ran out: the tasks service settles them by their task's outcome. */
   expiredAdmissions: handleUnaryCall<ExpiredAdmissionsRequest, ExpiredAdmissionsResponse>;
   getUsage: handleUnaryCall<GetUsageRequest, GetUsageResponse>;
+  /**
+   * A key's new quota (the keys service, after its own checks): refused (INVALID_ARGUMENT at
+   * body.quota) when below used + reserved, decided under the lock admissions take. From then on
+   * admissions check against it, whatever quota their caller still had cached.
+   */
+  setKeyQuota: handleUnaryCall<SetKeyQuotaRequest, KeyUsage>;
   /** Charges over a time range by day and kind, for one account (or one of its keys). */
   queryUsage: handleUnaryCall<QueryUsageRequest, QueryUsageResponse>;
   listPrices: handleUnaryCall<Empty, ListPricesResponse>;
@@ -3831,6 +3985,26 @@ export interface BillingClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetUsageResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * A key's new quota (the keys service, after its own checks): refused (INVALID_ARGUMENT at
+   * body.quota) when below used + reserved, decided under the lock admissions take. From then on
+   * admissions check against it, whatever quota their caller still had cached.
+   */
+  setKeyQuota(
+    request: SetKeyQuotaRequest,
+    callback: (error: ServiceError | null, response: KeyUsage) => void,
+  ): ClientUnaryCall;
+  setKeyQuota(
+    request: SetKeyQuotaRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: KeyUsage) => void,
+  ): ClientUnaryCall;
+  setKeyQuota(
+    request: SetKeyQuotaRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: KeyUsage) => void,
   ): ClientUnaryCall;
   /** Charges over a time range by day and kind, for one account (or one of its keys). */
   queryUsage(

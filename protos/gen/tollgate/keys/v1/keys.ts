@@ -144,7 +144,7 @@ export interface UpdateKeyRequest {
   concurrencyLimit?:
     | number
     | undefined;
-  /** Set by the gateway from billing so `quota < used_quota` can be refused. */
+  /** No longer read: the keys service has billing refuse a quota below used + reserved (SetKeyQuota). */
   usedQuota: string;
 }
 

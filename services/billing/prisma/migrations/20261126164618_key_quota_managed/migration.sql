@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "key_usage" ADD COLUMN     "quota_managed" BOOLEAN NOT NULL DEFAULT false;
