@@ -8,7 +8,7 @@ import { pathAliases } from './http/path-aliases';
 import { cors } from './http/cors';
 import { headerSizeLimit } from './http/header-size';
 import { scopedRouter } from './http/scoped-router';
-import { unknownRoute } from './http/unknown-route';
+import { unknownRoute, wrongMethod } from './http/unknown-route';
 import { parsedBodyRoutes, rawBodyRoutes } from './routes';
 import { createGatewayMetrics, httpMetrics, observeErrors } from './metrics';
 
@@ -26,6 +26,9 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   if (deps.recorder) app.use(deps.recorder.middleware());
   app.use(cors(config.CORS_ORIGINS));
   app.use(accessLog(log));
+  // The docs API answers a wrong method after its authentication (routes/api-surface.ts).
+  const wrongMethodHere = wrongMethod(deps.book);
+  app.use((req, res, next) => (req.path.startsWith('/api/') ? next() : wrongMethodHere(req, res, next)));
   for (const router of rawBodyRoutes(deps)) app.use(scopedRouter(router));
   app.use('/api/v1/documents/bulk', deferBodyErrors(express.json({ limit: config.BULK_BODY_LIMIT_BYTES, strict: false })));
   app.use('/api/v1/documents', deferBodyErrors(express.json({ limit: config.DOCUMENT_BODY_LIMIT_BYTES, strict: false })));

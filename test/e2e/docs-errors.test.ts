@@ -127,7 +127,7 @@ describe('docs API: errors and permissions', () => {
   it('refuses a body over the limit with 413 in the envelope', async () => {
     if (!t) return;
     // Other docs routes take BODY_LIMIT_BYTES (64 KiB in this system); document writes DOCUMENT_BODY_LIMIT_BYTES (4 MiB).
-    const profile = await call(t, 'PUT', '/api/v1/users/me', writer.token, { name: 'x'.repeat(100 * 1024) });
+    const profile = await call(t, 'PUT', `/api/v1/users/${writer.id}`, writer.token, { name: 'x'.repeat(100 * 1024) });
     expectEnvelope(profile, 413);
     expect(profile.body.message).toContain(String(64 * 1024));
     const r = await call(t, 'POST', '/api/v1/documents', writer.token, { title: 'Huge', content: 'x'.repeat(4 * 1024 * 1024) });

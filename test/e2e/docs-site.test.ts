@@ -81,10 +81,10 @@ describe('docs API: configuration, rendering, activity, envelope', () => {
       };
       expect(await locs('theme', { ...theme, colors: { ...theme.colors, primary: 'red' } })).toEqual(['body.colors.primary']);
       expect(await locs('theme', { ...theme, custom_css: 'a'.repeat(20_001) })).toEqual(['body.custom_css']);
-      expect(await locs('theme', { ...theme, shadow: true })).toEqual(['body']);
+      expect(await locs('theme', { ...theme, shadow: true })).toEqual(['body.shadow']);
       const plugins = (await send(t, 'GET', '/api/v1/config/plugins', { token: reader.token })).body.data.value;
       expect(Object.keys(plugins).sort()).toEqual(['code_highlighting', 'heading_anchors', 'table_of_contents']);
-      expect(await locs('plugins', { ...plugins, mermaid: { enabled: true, settings: {} } })).toEqual(['body']);
+      expect(await locs('plugins', { ...plugins, mermaid: { enabled: true, settings: {} } })).toEqual(['body.mermaid']);
       expect(await locs('plugins', { ...plugins, table_of_contents: { enabled: true, settings: { min_level: 4, max_level: 2 } } })).toEqual(['body.table_of_contents.settings.min_level']);
       expect(await locs('integrations', { default_webhook_events: ['document.created'], notification_url: 'http://plain.example.com/hook', notification_events: [] })).toEqual(['body.notification_url']);
       expect(await locs('search', { synonyms: [['lonely']], stop_words: [], typo_tolerance: true })).toEqual(['body.synonyms.0']);

@@ -115,6 +115,15 @@ describe('docs API: search', () => {
     expectEnvelope(method, 405);
     expect(method.headers.get('allow')).toBe('POST');
     expectEnvelope(await call(t, 'DELETE', '/api/v1/search/advanced', undefined), 401);
+    // A fixed segment is its own route, not the id of the route beside it.
+    const bulkGet = await call(t, 'GET', '/api/v1/documents/bulk', reader.token);
+    expectEnvelope(bulkGet, 405);
+    expect(bulkGet.headers.get('allow')).toBe('POST');
+    const options = await call(t, 'OPTIONS', '/api/v1/documents/bulk', undefined);
+    expect(options.body.data.allow).toEqual(['POST', 'OPTIONS']);
+    const me = await call(t, 'PUT', '/api/v1/users/me', reader.token, { name: 'x' });
+    expectEnvelope(me, 405);
+    expect(me.headers.get('allow')).not.toContain('PUT');
   });
 
   it('suggests titles and completed terms as the user types', async () => {

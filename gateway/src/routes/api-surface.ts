@@ -6,6 +6,7 @@ import { setSurface } from '../http/surface';
 import { requireUser } from '../auth/user-token';
 import { docsRateLimit, docsRateLimitForRefused } from '../limits/docs-rate-limit';
 import { optionsRoute } from '../http/options';
+import { wrongMethod } from '../http/unknown-route';
 
 /**
  * What runs before every docs-API route (`/api/v1/*`; `/api/*` and `/v1/docs/*` are rewritten to
@@ -19,5 +20,5 @@ export function apiSurface(deps: GatewayDeps): Array<RequestHandler | ErrorReque
   };
   const user = requireUser(deps);
   const authenticate: RequestHandler = (req, res, next) => (req.method === 'OPTIONS' ? next() : user(req, res, next));
-  return [envelope, headerSizeLimit(), httpsOnly, authenticate, docsRateLimit(deps), docsRateLimitForRefused(deps), optionsRoute(deps.book)];
+  return [envelope, headerSizeLimit(), httpsOnly, authenticate, docsRateLimit(deps), docsRateLimitForRefused(deps), optionsRoute(deps.book), wrongMethod(deps.book)];
 }
