@@ -22,8 +22,8 @@ describe('request body size limit', () => {
 
   it('answers 413 in the envelope on the docs API', async () => {
     if (!t) return;
-    const { token } = await newAccount(t, 'free');
-    const res = await t.httpsFetch(`${t.https}/api/v1/users/me`, { method: 'PUT', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: big });
+    const { id, token } = await newAccount(t, 'free');
+    const res = await t.httpsFetch(`${t.https}/api/v1/users/${id}`, { method: 'PUT', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: big });
     expect(res.status).toBe(413);
     expect(await res.json()).toMatchObject({ code: 413, message: 'request body exceeds the limit of 2048 bytes', data: {} });
     expect(res.headers.get('x-ratelimit-limit')).toBe('1000');
@@ -31,8 +31,8 @@ describe('request body size limit', () => {
 
   it('answers malformed JSON on the docs API in the envelope too', async () => {
     if (!t) return;
-    const { token } = await newAccount(t, 'pro');
-    const res = await t.httpsFetch(`${t.https}/api/v1/users/me`, { method: 'PUT', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: '{"name":' });
+    const { id, token } = await newAccount(t, 'pro');
+    const res = await t.httpsFetch(`${t.https}/api/v1/users/${id}`, { method: 'PUT', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: '{"name":' });
     expect(res.status).toBe(422);
     expect(res.headers.get('x-ratelimit-limit')).toBe('10000');
     expect(await res.json()).toMatchObject({ code: 422, data: { errors: [expect.objectContaining({ loc: ['body'], type: 'json_invalid' })] } });

@@ -1,4 +1,3 @@
-import { AppError } from '@tollgate/kit';
 import type { ApiKey, UpdateKeyRequest } from '@tollgate/protos/keys';
 import { checkName, checkStatus } from '../domain/account-rules';
 import { keyToMsg } from '../domain/mappers';
