@@ -31,6 +31,9 @@ const FINISHING_OF_KEY = `
     SELECT 1 FROM admissions f WHERE f.task_number = ANY($16::text[]) AND f.api_key_id = $1 AND f.state = 'open' ORDER BY f.task_number FOR UPDATE
   ) held`;
 
+/** The quota an admission is checked against: the row's once SetKeyQuota set it, else the caller's ($3). */
+const KEY_QUOTA = '(CASE WHEN k.quota_managed THEN k.quota ELSE $3::numeric END)';
+
 const ADMIT_SQL = `
   WITH finishing AS (${FINISHING_OF_KEY}
   ), usage AS (
@@ -44,12 +47,12 @@ const ADMIT_SQL = `
       in_flight = k.in_flight + 1,
       rpm_count = CASE WHEN k.rpm_window = date_trunc('minute', now()) THEN k.rpm_count + 1 ELSE 1 END,
       rpm_window = date_trunc('minute', now()),
-      quota = CASE WHEN k.quota_managed THEN k.quota ELSE $3::numeric END,
+      quota = ${KEY_QUOTA},
       account_id = $2,
       updated_at = now()
-    WHERE ((CASE WHEN k.quota_managed THEN k.quota ELSE $3::numeric END) IS NULL OR (
-            k.used_quota + k.reserved + $4::numeric <= (CASE WHEN k.quota_managed THEN k.quota ELSE $3::numeric END)
-        AND ($4::numeric > 0 OR k.used_quota + k.reserved < (CASE WHEN k.quota_managed THEN k.quota ELSE $3::numeric END))))
+    WHERE (${KEY_QUOTA} IS NULL OR (
+            k.used_quota + k.reserved + $4::numeric <= ${KEY_QUOTA}
+        AND ($4::numeric > 0 OR k.used_quota + k.reserved < ${KEY_QUOTA})))
       AND k.in_flight - (SELECT n FROM finishing) < $5::int
       AND (k.rpm_window <> date_trunc('minute', now()) OR k.rpm_count < $6::int)
     RETURNING used_quota, reserved, quota
