@@ -58,6 +58,22 @@ export class KeyRepo {
     return this.db.apiKey.update({ where: { id }, data: changes });
   }
 
+  /**
+   * `run` with the key's row locked (`write` applies `changes` in the same transaction): concurrent
+   * updates of one key, on any replica, take their turn, so what `run` does beside the write (the
+   * quota at billing) happens in the same order as the writes.
+   */
+  updateLocked(id: number, changes: KeyChanges, run: (current: ApiKey, write: () => Promise<ApiKey>) => Promise<ApiKey>): Promise<ApiKey> {
+    return this.db.$transaction(
+      async (tx) => {
+        await tx.$queryRaw`SELECT id FROM api_keys WHERE id = ${id} FOR UPDATE`;
+        const current = await tx.apiKey.findUniqueOrThrow({ where: { id } });
+        return run(current, () => tx.apiKey.update({ where: { id }, data: changes }));
+      },
+      { timeout: 30_000, maxWait: 10_000 },
+    );
+  }
+
   softDelete(id: number): Promise<ApiKey> {
     return this.db.apiKey.update({ where: { id }, data: { deletedAt: new Date(), status: DISABLED } });
   }

@@ -37,16 +37,20 @@ export async function updateKey(ctx: KeysContext, req: UpdateKeyRequest): Promis
   const concurrency = checkLimit(req.concurrencyLimit, 'concurrency_limit');
   if (concurrency !== undefined) changes.concurrencyLimit = concurrency;
 
-  if (changes.quota !== undefined) await ctx.quotas.set(key.id, key.accountId, changes.quota ?? '', false);
-  let row;
-  try {
-    row = await ctx.keys.update(key.id, changes);
-  } catch (err) {
-    if (changes.quota !== undefined) {
-      await ctx.quotas.set(key.id, key.accountId, quotaText(key.quota), true).catch((e: unknown) => ctx.log.error({ err: e, apiKeyId: key.id }, 'the quota billing holds could not be put back after a failed key update'));
-    }
-    throw err;
-  }
+  const quota = changes.quota;
+  const row =
+    quota === undefined
+      ? await ctx.keys.update(key.id, changes)
+      : // Under the key's row lock: billing's quota and this row's change in the same order as any other update's.
+        await ctx.keys.updateLocked(key.id, changes, async (current, write) => {
+          await ctx.quotas.set(key.id, key.accountId, quota ?? '', false);
+          try {
+            return await write();
+          } catch (err) {
+            await ctx.quotas.set(key.id, key.accountId, quotaText(current.quota), true).catch((e: unknown) => ctx.log.error({ err: e, apiKeyId: key.id }, 'the quota billing holds could not be put back after a failed key update'));
+            throw err;
+          }
+        });
   await ctx.events.changed('key', row.id, row.accountId);
   return keyToMsg(row);
 }
