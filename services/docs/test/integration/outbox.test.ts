@@ -179,7 +179,10 @@ describe('docs outbox relay', () => {
     expect(await waitingMarks()).toBe(1);
     await holder.query('COMMIT');
     await holder.end();
-    expect((await Promise.all(drains)).reduce((a, b) => a + b, 0)).toBe(5);
+    // (the harness's relay, failing on its downed bus, may have held one row's lock as a drain passed it: a later sweep publishes that one)
+    let published = (await Promise.all(drains)).reduce((a, b) => a + b, 0);
+    await eventually(async () => ((published += await relay.drain({ sweep: true })), published >= 5 || undefined), 'all five published');
+    expect(published).toBe(5);
     await eventually(async () => (await counted()) === 5 || undefined, 'five creations counted');
     expect(await db.outboxEvent.count({ where: { publishedAt: null } })).toBe(0);
     await bus.close();
