@@ -105,6 +105,22 @@ describe('API key management', () => {
       expect(list.body.data.items.find((k: any) => k.id === key.id)).toMatchObject({ name: key.name, quota: 5 });
     });
 
+    it('refuses a create, list or delete with a field it does not take: a misspelt quota must not make an unlimited key', async () => {
+      if (!t) return;
+      const before = (await postForm(t, '/apikeys/list', { token, page_size: '100' })).body.data.total;
+      const created = await postForm(t, '/apikeys/create', { token, name: 'capped?', quata: '10' });
+      expect(created.status).toBe(422);
+      expect(created.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'quata'], type: 'unrecognized_keys' })]);
+      expect((await postForm(t, '/apikeys/list', { token, page_size: '100' })).body.data.total).toBe(before);
+      const listed = await postForm(t, '/apikeys/list', { token, pagesize: '5' });
+      expect(listed.status).toBe(422);
+      expect(listed.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'pagesize'], type: 'unrecognized_keys' })]);
+      const key = await newKey(t, token);
+      const deleted = await postForm(t, '/apikeys/delete', { token, api_key_id: String(key.id), force: '1' });
+      expect(deleted.status).toBe(422);
+      expect(deleted.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'force'], type: 'unrecognized_keys' })]);
+    });
+
     it('deletes a key: it leaves the list and cannot be updated or deleted again', async () => {
       if (!t) return;
       const key = await newKey(t, token);

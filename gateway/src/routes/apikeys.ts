@@ -39,7 +39,9 @@ const createBody = z.object({
   rpm_limit: rpmLimit.optional(),
   concurrency_limit: concurrencyLimit.optional(),
   account_id: adminAccount,
-});
+})
+  // A misspelt `quata` would otherwise make an unlimited key.
+  .strict();
 
 const listBody = z.object({
   token,
@@ -50,7 +52,7 @@ const listBody = z.object({
   channel: z.string().max(200).optional().openapi({ description: 'Filter: an exact channel, or a family: platform, provider, custom' }),
   status: z.enum(STATUS).or(z.literal('')).optional().openapi({ description: 'Filter by status' }),
   account_id: adminAccount,
-});
+}).strict();
 
 const updateBody = z.object({
   token,
@@ -67,7 +69,7 @@ const updateBody = z.object({
   // A misspelt field would otherwise change nothing and answer 200.
   .strict();
 
-const deleteBody = z.object({ token, api_key_id: id('The key to delete') });
+const deleteBody = z.object({ token, api_key_id: id('The key to delete') }).strict();
 
 const keySchema = z.object({
   id: z.number().int(),
