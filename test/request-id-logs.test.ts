@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import { SERVICE_NAMES, createLogger } from '@tollgate/kit';
 import { createTestDatabase, dropTestDatabase, releaseTestPostgres } from '@tollgate/kit/src/testing/postgres';
 import { loadSystemConfig, startEmbeddedSystem, type EmbeddedSystem } from '@tollgate/system';
+import { fetchTrusting } from './support/https';
 
 interface Line {
   level: number;
@@ -69,6 +70,31 @@ describe('request id in the logs', () => {
     expect(services).toEqual(new Set(['gateway', 'keys']));
     for (const line of mentioning) expect({ msg: line.msg, requestId: line.requestId }).toEqual({ msg: line.msg, requestId });
     expect(mentioning.find((l) => l.service === 'keys')?.msg).toBe('rpc rejected');
+  });
+
+  it('logs a model provider that failed as a warning without a stack: the fault is upstream, not in Tollgate', async () => {
+    if (!system) return;
+    const https = fetchTrusting(system.gateway.tlsCert!);
+    const user = await https(`${system.gateway.httpsUrl}/api/v1/users`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer tg-logs-admin-token-0123456789abcdef', 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Logs', email: `logs-${Date.now()}@example.com` }),
+    });
+    const token = ((await user.json()) as { data: { token: string } }).data.token;
+    const created = await fetch(`${system.gateway.httpUrl}/apikeys/create`, { method: 'POST', body: new URLSearchParams({ token, name: 'logs' }) });
+    const key = ((await created.json()) as { data: { key: string } }).data.key;
+    const requestId = `upstream-${Date.now().toString(36)}`;
+    const res = await fetch(`${system.gateway.httpUrl}/v1/agent/demo-agent/sync`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-request-id': requestId },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], call_params: { echo_error: 'model overloaded' } }),
+    });
+    expect(res.status).toBe(503);
+    await new Promise((r) => setTimeout(r, 50));
+    const mentioning = lines.map((l) => JSON.parse(l) as Line).filter((l) => l.requestId === requestId);
+    expect(mentioning.filter((l) => l.level >= 50)).toEqual([]);
+    expect(mentioning.find((l) => l.level === 40 && l.msg === 'upstream failed')).toMatchObject({ service: 'gateway', task_number: expect.any(String), reason: expect.stringContaining('model overloaded') });
+    expect(JSON.stringify(mentioning)).not.toContain('"stack"');
   });
 
   it('never repeats the requestId key on a line', () => {

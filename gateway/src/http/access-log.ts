@@ -6,9 +6,15 @@ type Level = 'error' | 'warn' | 'info' | 'debug';
 /** Probes and scrapes are not worth a line each. */
 const QUIET_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
-/** 503 with Retry-After is back-pressure working (warn); other 5xx are faults; 4xx are the client's. */
+/** The response passes on a model provider's failure: a 5xx, logged as a warning. */
+export function markUpstreamFault(res: Response): void {
+  res.locals.upstreamFault = true;
+}
+
+/** 503 with Retry-After is back-pressure working and a provider's failure is not Tollgate's (warn); other 5xx are faults; 4xx are the client's. */
 function levelOf(res: Response): Level {
   if (res.statusCode === 503 && res.getHeader('retry-after') !== undefined) return 'warn';
+  if (res.locals.upstreamFault === true) return 'warn';
   if (res.statusCode >= 500) return 'error';
   return res.statusCode >= 400 ? 'debug' : 'info';
 }

@@ -2,7 +2,7 @@ import type { ErrorRequestHandler, Response } from 'express';
 import { AppError, ErrorCode, isAppError } from '@tollgate/kit';
 import { httpStatusFor } from './http-status';
 import { surfaceOf } from './surface';
-import { requestLog } from './access-log';
+import { markUpstreamFault, requestLog } from './access-log';
 
 interface BodyParserError extends Error {
   type?: string;
@@ -40,6 +40,9 @@ function clientMistake(e: BodyParserError | undefined): AppError | null {
   return AppError.invalid([{ loc: ['body'], msg: `the request body could not be read: ${e!.message}`, type: 'body_invalid' }], 'the request body could not be read');
 }
 
+/** A model provider failed or timed out: the 5xx is passed on, the fault is not Tollgate's. */
+const isUpstreamFault = (e: AppError): boolean => e.details.fault === 'upstream';
+
 /** Adds to the task API's error body (e.g. the OpenAI error object on the OpenAI-style routes); the status stays. */
 export type ErrorBodyShape = (appError: AppError, status: number, body: Record<string, unknown>) => Record<string, unknown>;
 
@@ -49,7 +52,10 @@ export function sendError(res: Response, err: unknown, shape?: ErrorBodyShape): 
   const requestId = res.getHeader('x-request-id');
   // A refusal under load (503 with Retry-After) is back-pressure working, not a fault: no stack.
   if (status === 503 && appError.details.retryAfterSeconds !== undefined) requestLog(res, 'warn')?.warn({ code: appError.code, msg: appError.message }, 'request shed');
-  else if (status >= 500) requestLog(res, 'error')?.error({ err: (appError.cause as Error) ?? appError }, 'request failed');
+  else if (isUpstreamFault(appError)) {
+    markUpstreamFault(res);
+    requestLog(res, 'warn')?.warn({ code: appError.code, task_number: appError.details.task_number, reason: appError.message }, 'upstream failed');
+  } else if (status >= 500) requestLog(res, 'error')?.error({ err: (appError.cause as Error) ?? appError }, 'request failed');
   else requestLog(res, 'debug')?.debug({ code: appError.code, msg: appError.message }, 'request rejected');
   if (appError.details.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(appError.details.retryAfterSeconds))));
   if (res.headersSent) return void res.end();

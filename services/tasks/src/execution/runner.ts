@@ -121,8 +121,9 @@ export function outcomeError(taskNumber: string, outcome: Exclude<RunOutcome, { 
   if (outcome.kind === 'stopped') {
     return AppError.conflict(outcome.why === 'cancelled' ? `task ${taskNumber} was cancelled` : `task ${taskNumber} stopped: ${outcome.why}`, { task_number: taskNumber });
   }
-  if (outcome.reason === 'timeout') return new AppError('DEADLINE_EXCEEDED', outcome.comments, { task_number: taskNumber });
-  if (outcome.reason === 'upstream') return new AppError('UNAVAILABLE', outcome.comments, { task_number: taskNumber });
+  // `fault: 'upstream'`: the model provider failed, not Tollgate (the gateway logs it as a warning).
+  if (outcome.reason === 'timeout') return new AppError('DEADLINE_EXCEEDED', outcome.comments, { task_number: taskNumber, fault: 'upstream' });
+  if (outcome.reason === 'upstream') return new AppError('UNAVAILABLE', outcome.comments, { task_number: taskNumber, fault: 'upstream' });
   if (outcome.reason === 'busy') return new AppError('UNAVAILABLE', outcome.comments, { task_number: taskNumber, retryAfterSeconds: 1 });
   return new AppError('INTERNAL', outcome.comments, { task_number: taskNumber });
 }
