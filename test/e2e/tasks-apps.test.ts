@@ -49,6 +49,10 @@ describe('apps', () => {
     expect((await apps('GET', '/v1/apps/my-bot', other.token)).status).toBe(404);
     expect((await apps('PATCH', '/v1/apps/my-bot', other.token, { name: 'stolen' })).status).toBe(404);
     expect((await send(t, 'POST', '/v1/chatbot/my-bot/sync', { key: other.key, body: hello() })).status).toBe(404);
+    // One namespace of app ids: taken is taken, and the 409 tells nothing more of the private app.
+    const taken = await apps('POST', '/v1/apps', other.token, { app_id: 'my-bot', kind: 'agent', name: 'mine too' });
+    expect(taken.status).toBe(409);
+    expect(taken.text).not.toMatch(/chatbot|gpt-x|My bot|owner|127\.0\.0\.1/);
 
     const deleted = await apps('DELETE', '/v1/apps/my-bot', owner.token);
     expect(deleted.status).toBe(200);
