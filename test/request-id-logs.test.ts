@@ -15,6 +15,19 @@ interface Line {
   [key: string]: unknown;
 }
 
+/** A new user's new API key (`channel`: e.g. provider:<name>). */
+async function newKey(system: EmbeddedSystem, channel = 'platform'): Promise<string> {
+  const https = fetchTrusting(system.gateway.tlsCert!);
+  const user = await https(`${system.gateway.httpsUrl}/api/v1/users`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer tg-logs-admin-token-0123456789abcdef', 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Logs', email: `logs-${Date.now()}-${Math.random()}@example.com` }),
+  });
+  const token = ((await user.json()) as { data: { token: string } }).data.token;
+  const created = await fetch(`${system.gateway.httpUrl}/apikeys/create`, { method: 'POST', body: new URLSearchParams({ token, name: 'logs', channel }) });
+  return ((await created.json()) as { data: { key: string } }).data.key;
+}
+
 // One request id from the gateway's HTTP request through gRPC into the service's log lines.
 describe('request id in the logs', () => {
   const lines: string[] = [];
@@ -29,7 +42,7 @@ describe('request id in the logs', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-logs-'));
 
   beforeAll(async () => {
-    const env: Record<string, string> = { TOLLGATE_ADMIN_TOKEN: 'tg-logs-admin-token-0123456789abcdef', TOLLGATE_DATA_DIR: dataDir };
+    const env: Record<string, string> = { TOLLGATE_ADMIN_TOKEN: 'tg-logs-admin-token-0123456789abcdef', TOLLGATE_DATA_DIR: dataDir, PROVIDERS: JSON.stringify({ nowhere: { base_url: 'http://127.0.0.1:9/v1' } }) };
     for (const name of SERVICE_NAMES) {
       const url = await createTestDatabase(`logs_${name}`);
       if (!url) return;
@@ -74,15 +87,7 @@ describe('request id in the logs', () => {
 
   it('logs a model provider that failed as a warning without a stack: the fault is upstream, not in Tollgate', async () => {
     if (!system) return;
-    const https = fetchTrusting(system.gateway.tlsCert!);
-    const user = await https(`${system.gateway.httpsUrl}/api/v1/users`, {
-      method: 'POST',
-      headers: { authorization: 'Bearer tg-logs-admin-token-0123456789abcdef', 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'Logs', email: `logs-${Date.now()}@example.com` }),
-    });
-    const token = ((await user.json()) as { data: { token: string } }).data.token;
-    const created = await fetch(`${system.gateway.httpUrl}/apikeys/create`, { method: 'POST', body: new URLSearchParams({ token, name: 'logs' }) });
-    const key = ((await created.json()) as { data: { key: string } }).data.key;
+    const key = await newKey(system);
     const requestId = `upstream-${Date.now().toString(36)}`;
     const res = await fetch(`${system.gateway.httpUrl}/v1/agent/demo-agent/sync`, {
       method: 'POST',
@@ -94,6 +99,23 @@ describe('request id in the logs', () => {
     const mentioning = lines.map((l) => JSON.parse(l) as Line).filter((l) => l.requestId === requestId);
     expect(mentioning.filter((l) => l.level >= 50)).toEqual([]);
     expect(mentioning.find((l) => l.level === 40 && l.msg === 'upstream failed')).toMatchObject({ service: 'gateway', task_number: expect.any(String), reason: expect.stringContaining('model overloaded') });
+    expect(JSON.stringify(mentioning)).not.toContain('"stack"');
+  });
+
+  it('logs a passthrough provider that cannot be reached as a warning without a stack', async () => {
+    if (!system) return;
+    const key = await newKey(system, 'provider:nowhere');
+    const requestId = `unreachable-${Date.now().toString(36)}`;
+    const res = await fetch(`${system.gateway.httpUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-request-id': requestId },
+      body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(res.status).toBe(502);
+    await new Promise((r) => setTimeout(r, 50));
+    const mentioning = lines.map((l) => JSON.parse(l) as Line).filter((l) => l.requestId === requestId);
+    expect(mentioning.filter((l) => l.level >= 50)).toEqual([]);
+    expect(mentioning.find((l) => l.level === 40 && l.msg === 'upstream failed')).toMatchObject({ provider: 'nowhere', reason: expect.stringContaining('ECONNREFUSED') });
     expect(JSON.stringify(mentioning)).not.toContain('"stack"');
   });
 

@@ -3,7 +3,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import type { GatewayDeps } from '../deps';
 import { sendError } from '../http/errors';
-import { requestLog } from '../http/access-log';
+import { markUpstreamFault, requestLog } from '../http/access-log';
 import { bodyTooLarge, countedBody } from './body-limit';
 import { exchangeOf, refundBeforeAnswer, type Exchange } from './exchange';
 
@@ -31,7 +31,8 @@ async function answerUpstreamFailure(deps: GatewayDeps, res: Response, ex: Excha
   const { name, timeoutMs } = ex.provider;
   const status = ex.timedOut ? 504 : 502;
   const detail = ex.timedOut ? `provider "${name}" did not answer within ${timeoutMs} ms` : `provider "${name}" is unreachable or failed: ${err.code ?? err.message}`;
-  requestLog(res, 'error')?.error({ err, provider: name }, 'passthrough upstream failed');
+  markUpstreamFault(res);
+  requestLog(res, 'warn')?.warn({ provider: name, reason: err.code ?? err.message, timedOut: ex.timedOut === true }, 'upstream failed');
   res.status(status).json({ detail, request_id: res.getHeader('x-request-id') });
 }
 
