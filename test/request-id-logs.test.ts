@@ -119,6 +119,28 @@ describe('request id in the logs', () => {
     expect(JSON.stringify(mentioning)).not.toContain('"stack"');
   });
 
+  it('logs a client that left before its answer as such, not as a failure of Tollgate (sync and streamed)', async () => {
+    if (!system) return;
+    const key = await newKey(system);
+    for (const stream of [false, true]) {
+      const requestId = `left-${stream}-${Date.now().toString(36)}`;
+      const leaving = new AbortController();
+      const res = fetch(`${system.gateway.httpUrl}/v1/agent/demo-agent/sync`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-request-id': requestId },
+        body: JSON.stringify({ messages: [{ role: 'user', content: 'one two three four' }], stream, call_params: { echo_delay_ms: 400 } }),
+        signal: leaving.signal,
+      }).then(async (r) => (await r.text(), r.status));
+      await new Promise((r) => setTimeout(r, 300));
+      leaving.abort();
+      await expect(res).rejects.toThrow();
+      await new Promise((r) => setTimeout(r, 800));
+      const mentioning = lines.map((l) => JSON.parse(l) as Line).filter((l) => l.requestId === requestId);
+      expect(mentioning.filter((l) => l.level >= 40)).toEqual([]);
+      expect(mentioning.find((l) => l.msg === 'request aborted')).toBeDefined();
+    }
+  });
+
   it('never repeats the requestId key on a line', () => {
     if (!system) return;
     for (const line of lines) expect(line.match(/"requestId":/g)?.length ?? 0).toBeLessThanOrEqual(1);

@@ -30,6 +30,7 @@ export function accessLog(log: Logger): RequestHandler {
     res.locals.log = log;
     if (!QUIET_PATHS.has(req.path)) {
       res.once('close', () => {
+        if (!res.writableFinished) res.locals.clientLeft = true;
         const level = levelOf(res);
         if (!log.isLevelEnabled(level)) return;
         log[level](
@@ -46,6 +47,9 @@ export function accessLog(log: Logger): RequestHandler {
     next();
   };
 }
+
+/** The client closed the connection before the response was complete (what fails after that is no fault to report). */
+export const clientLeft = (res: Response): boolean => res.locals?.clientLeft === true;
 
 /**
  * A logger for what happens while serving `res`, bound to its request id; undefined outside the app

@@ -2,7 +2,7 @@ import type { ErrorRequestHandler, Response } from 'express';
 import { AppError, ErrorCode, isAppError } from '@tollgate/kit';
 import { httpStatusFor } from './http-status';
 import { surfaceOf } from './surface';
-import { markUpstreamFault, requestLog } from './access-log';
+import { clientLeft, markUpstreamFault, requestLog } from './access-log';
 
 interface BodyParserError extends Error {
   type?: string;
@@ -50,6 +50,11 @@ export function sendError(res: Response, err: unknown, shape?: ErrorBodyShape): 
   const appError = toAppError(err);
   const status = httpStatusFor[appError.code];
   const requestId = res.getHeader('x-request-id');
+  if (clientLeft(res) && status !== 500) {
+    // Its work was cancelled because it left: nobody gets an answer, and it is no fault of Tollgate's (a 500 still is).
+    requestLog(res, 'debug')?.debug({ code: appError.code, msg: appError.message }, 'client left before the answer');
+    return void res.end();
+  }
   // A refusal under load (503 with Retry-After) is back-pressure working, not a fault: no stack.
   if (status === 503 && appError.details.retryAfterSeconds !== undefined) requestLog(res, 'warn')?.warn({ code: appError.code, msg: appError.message }, 'request shed');
   else if (isUpstreamFault(appError)) {
