@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { startTestSystem, type TestSystem } from '../support/system';
 import { billingSql } from './billing-support';
 import { TASKS_TEST_ENV, hello, newAccountWithKey, send, waitForStatus } from './tasks-support';
@@ -110,6 +111,33 @@ describe('apps', () => {
       expect((await send(t, 'POST', '/v1/task-status/update', { body: { task_number: next, status: '执行中' }, headers: reporter })).status).toBe(401);
       const other = await apps('POST', '/v1/apps', owner.token, { app_id: 'outside-2', kind: 'workflow', name: 'Other outside', provider: 'external' });
       expect((await send(t, 'POST', '/v1/task-status/update', { body: { task_number: next, status: '执行中' }, headers: { 'x-reporter-token': other.body.reporter_token } })).status).toBe(404);
+    });
+
+    it('cancels a task that started while the cancel was under way: the cancel is decided again against 执行中, not refused as a conflict', async () => {
+      if (!t) return;
+      const app = await apps('POST', '/v1/apps', owner.token, { app_id: 'outside-4', kind: 'agent', name: 'Outside 4', provider: 'external' });
+      const n = (await send(t, 'POST', '/v1/agent/outside-4/async', { key: owner.key, body: hello() })).body.task_number;
+      // The reporter's start (as a worker's claim would be) holds the row while the owner's cancel reads 等待中 and waits for it.
+      const starter = new Client({ connectionString: t.system.databaseUrls.tasks });
+      await starter.connect();
+      try {
+        await starter.query('BEGIN');
+        await starter.query("UPDATE tasks SET status = '执行中', started_at = now() WHERE task_number = $1", [n]);
+        const cancel = send(t, 'POST', '/v1/task-status/update', { key: owner.key, body: { task_number: n, status: '已取消' } });
+        for (;;) {
+          const { rows } = await starter.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()");
+          if (rows[0].n > 0) break;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        await starter.query('COMMIT');
+        const c = await cancel;
+        expect(c.status).toBe(200);
+        expect(c.body).toMatchObject({ task_number: n, status: '已取消' });
+      } finally {
+        await starter.end();
+      }
+      expect((await send(t, 'GET', `/v1/task-query/${n}`, { key: owner.key })).body.status).toBe('已取消');
+      expect((await send(t, 'POST', '/v1/task-status/update', { body: { task_number: n, status: '已完成' }, headers: { 'x-reporter-token': app.body.reporter_token } })).status).toBe(409);
     });
 
     it('cancels a waiting task that never ran and refunds it', async () => {

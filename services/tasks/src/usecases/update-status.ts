@@ -37,15 +37,7 @@ export async function updateStatus(ctx: TasksContext, input: UpdateStatusInput):
   const reporting = !!reporter && task?.appId === reporter.id;
   if (!task || !(reporting || canSeeTask(input.actor, task))) throw taskNotFound(input.taskNumber);
 
-  if (task.mode === 'sync' && task.status === TaskStatus.Running) {
-    // Only a keyed sync run has a row while it runs; it ends (and is paid for what it delivered) when its caller's connection closes.
-    throw AppError.conflict(`task ${task.taskNumber} is a synchronous run still under way: it ends when its connection closes`, { from: task.status, to });
-  }
   const privileged = reporting || !!input.actor?.isAdmin;
-  assertTransition(task.status, to, privileged);
-  if (!privileged && to !== TaskStatus.Cancelled) {
-    throw AppError.forbidden("an API key may only cancel its own tasks (已取消); other changes need admin credentials or the app's reporter token");
-  }
   const change: TaskChange = {
     ...(input.progress !== undefined && { progress: input.progress }),
     ...(input.result !== undefined && { result: input.result }),
@@ -53,14 +45,37 @@ export async function updateStatus(ctx: TasksContext, input: UpdateStatusInput):
   };
   if (change.comments === undefined) delete change.comments;
 
-  const updated = await ctx.tasks.transition(task.taskNumber, [task.status], to, change);
-  if (!updated) {
-    const now = await ctx.tasks.find(task.taskNumber);
-    throw AppError.conflict(`illegal status transition: ${now?.status ?? task.status} → ${to} (the task changed meanwhile)`, { from: now?.status, to });
+  let current = task;
+  for (let attempt = 1; ; attempt++) {
+    assertAllowed(current, to, privileged);
+    const updated = await ctx.tasks.transition(current.taskNumber, [current.status], to, change);
+    if (updated) {
+      if (isFinal(to)) {
+        ctx.running.abort(current.taskNumber, 'cancelled');
+        void ctx.admissions.settleTask(updated);
+      }
+      return updated;
+    }
+    // Changed meanwhile (a worker claimed it, its run ended): decided again against what it is now.
+    const now = await ctx.tasks.find(current.taskNumber);
+    if (!now || attempt === MAX_ATTEMPTS) {
+      throw AppError.conflict(`illegal status transition: ${now?.status ?? current.status} → ${to} (the task kept changing meanwhile)`, { from: now?.status, to });
+    }
+    current = now;
   }
-  if (isFinal(to)) {
-    ctx.running.abort(task.taskNumber, 'cancelled');
-    void ctx.admissions.settleTask(updated);
+}
+
+/** How often a change is decided again when the task keeps changing under it. */
+const MAX_ATTEMPTS = 3;
+
+/** 409 for a sync run under way or an illegal transition; 403 for a key asking for more than a cancel. */
+function assertAllowed(task: TaskRecord, to: TaskStatus, privileged: boolean): void {
+  if (task.mode === 'sync' && task.status === TaskStatus.Running) {
+    // Only a keyed sync run has a row while it runs; it ends (and is paid for what it delivered) when its caller's connection closes.
+    throw AppError.conflict(`task ${task.taskNumber} is a synchronous run still under way: it ends when its connection closes`, { from: task.status, to });
   }
-  return updated;
+  assertTransition(task.status, to, privileged);
+  if (!privileged && to !== TaskStatus.Cancelled) {
+    throw AppError.forbidden("an API key may only cancel its own tasks (已取消); other changes need admin credentials or the app's reporter token");
+  }
 }
