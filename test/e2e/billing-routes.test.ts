@@ -65,13 +65,17 @@ describe('/v1/billing', () => {
     expect(byAccept.text).toBe(byQuery.text);
   });
 
-  it("refuses another account's bill and usage (403), and unknown keys of others (404)", async () => {
+  it("refuses another account's bill and usage (403); another account's key filters to nothing, exactly as an id no key has", async () => {
     if (!t) return;
     const bill = await call(t, 'GET', `/v1/billing/bills/${thisMonth()}?account_id=${owner.id}`, other.token);
     expect(bill.status).toBe(403);
     expect(typeof bill.body.detail).toBe('string');
     expect((await call(t, 'GET', `/v1/billing/usage?account_id=${owner.id}`, other.token)).status).toBe(403);
-    expect((await call(t, 'GET', `/v1/billing/usage?api_key_id=${keyA.id}`, other.token)).status).toBe(404);
+    const othersKey = await call(t, 'GET', `/v1/billing/usage?api_key_id=${keyA.id}`, other.token);
+    const noKey = await call(t, 'GET', `/v1/billing/usage?api_key_id=2000000000`, other.token);
+    expect(othersKey.status).toBe(200);
+    expect(othersKey.body).toMatchObject({ account_id: other.id, api_key_id: keyA.id, total: '0', rows: [] });
+    expect({ ...othersKey.body, api_key_id: 0 }).toEqual({ ...noKey.body, api_key_id: 0 });
     const own = await call(t, 'GET', `/v1/billing/bills/${thisMonth()}`, other.token);
     expect(own.body).toMatchObject({ account_id: other.id, total: '0', lines: [] });
     const asAdmin = await call(t, 'GET', `/v1/billing/bills/${thisMonth()}?account_id=${owner.id}`, t.adminToken);

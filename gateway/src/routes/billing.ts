@@ -102,7 +102,7 @@ export function billingRoutes(deps: GatewayDeps): Router {
       security: 'userToken',
       query: usageQuery,
       before: anyUser,
-      responses: { 200: { description: 'Usage rows', schema: usageSchema }, 404: { description: 'No such key of yours' }, ...errors },
+      responses: { 200: { description: 'Usage rows (none for an api_key_id that is not one of your keys)', schema: usageSchema }, ...errors },
     },
     async ({ query }, _req, res) => {
       const r = await billing.queryUsage({ actor: userOf(res).actor, accountId: query.account_id ?? 0, apiKeyId: query.api_key_id ?? 0, from: query.from ?? '', to: query.to ?? '' }, rpcFor(res));

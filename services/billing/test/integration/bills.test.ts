@@ -131,7 +131,10 @@ describe('Prices, bills and usage', () => {
 
   it("hides another account's key and usage", async () => {
     if (!b) return;
-    expect((await rejection(b.client.queryUsage({ actor: owner(41), accountId: 0, apiKeyId: 401, from: '', to: '' }))).code).toBe(ErrorCode.NotFound);
+    const othersKey = await b.client.queryUsage({ actor: owner(41), accountId: 0, apiKeyId: 401, from: '', to: '' });
+    const noKey = await b.client.queryUsage({ actor: owner(41), accountId: 0, apiKeyId: 999_999, from: '', to: '' });
+    expect(othersKey).toMatchObject({ accountId: 41, total: '0', rows: [] });
+    expect(othersKey).toEqual(noKey);
     expect((await rejection(b.client.queryUsage({ actor: owner(41), accountId: 40, apiKeyId: 0, from: '', to: '' }))).code).toBe(ErrorCode.PermissionDenied);
     for (const [range, loc] of [
       [{ from: 'yesterday', to: '' }, ['query', 'from']],
