@@ -1,3 +1,4 @@
+import { billingSql } from './billing-support';
 import { startTestSystem, type TestSystem } from '../support/system';
 import { expectEnvelope } from './docs-support';
 import { TASKS_TEST_ENV, hello, newAccountWithKey, send, waitForStatus } from './tasks-support';
@@ -31,16 +32,21 @@ describe('webhooks without WEBHOOK_ALLOW_PRIVATE_NETWORKS', () => {
     expect((await hooks(t, 'GET', '', me.token)).body.data.webhooks).toEqual([]);
   });
 
-  it('refuses a per-submission webhook on loopback at delivery time, and records why', async () => {
+  it('refuses a per-submission webhook to a loopback, private or metadata address when it is submitted (422, no task, nothing charged)', async () => {
     if (!t) return;
-    const sub = await send(t, 'POST', '/v1/agent/demo-agent/async', { key: me.key, body: { ...hello('never called back'), webhook: `${rcv.url}/private` } });
-    expect(sub.status).toBe(200);
-    await waitForStatus(t, me.key, sub.body.task_number, ['已完成']);
-    const row = await endedDeliveryTo(t, `${rcv.url}/private`);
-    expect(row.status).toBe('failed');
-    expect(row.attempts).toBe(2);
-    for (const e of row.errors) expect(e).toMatch(/^refused: 127\.0\.0\.1 is a loopback, private/);
+    const tasks = async () => (await send(t!, 'POST', '/v1/task-query/list', { key: me.key, body: {} })).body.total;
+    const before = await tasks();
+    for (const webhook of [`${rcv.url}/private`, 'http://10.0.0.8/hook', 'http://[::1]/', 'http://169.254.169.254/latest', 'http://[::ffff:169.254.169.254]/', 'http://metadata.google.internal/']) {
+      const sub = await send(t, 'POST', '/v1/agent/demo-agent/async', { key: me.key, body: { ...hello('never called back'), webhook } });
+      expect(sub.status).toBe(422);
+      expect(sub.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'webhook'], msg: expect.stringMatching(/refused/) })]);
+    }
+    expect(await tasks()).toBe(before);
+    expect(await billingSql(t, 'SELECT 1 FROM admissions WHERE account_id = $1', [me.accountId])).toEqual([]);
+  });
 
+  it('refuses a per-submission webhook whose name resolves to loopback at delivery time, and records why', async () => {
+    if (!t) return;
     // A name is checked on the address it resolves to, at connect time.
     const byName = `http://localhost:${new URL(rcv.url).port}/by-name`;
     const named = await send(t, 'POST', '/v1/agent/demo-agent/async', { key: me.key, body: { ...hello('by name'), webhook: byName } });

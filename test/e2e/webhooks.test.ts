@@ -278,13 +278,14 @@ describe('webhooks', () => {
       expectEnvelope(r, 422);
       expect(r.body.message).toMatch(/metadata/);
     }
-    // And at delivery time, for a per-submission webhook.
-    const url = 'http://169.254.169.254/latest/meta-data';
-    const sub = await send(t, 'POST', '/v1/agent/demo-agent/async', { key: me.key, body: { ...hello('metadata'), webhook: url } });
-    expect(sub.status).toBe(200);
-    const row = await endedDeliveryTo(t, url);
-    expect(row.status).toBe('failed');
-    for (const e of row.errors) expect(e).toMatch(/^refused: 169\.254\.169\.254 is a cloud metadata address/);
+    // And when a per-submission webhook is submitted (the delivery checks the resolved address again).
+    for (const webhook of ['http://169.254.169.254/latest/meta-data', 'http://[::ffff:a9fe:a9fe]/', 'http://metadata.google.internal./']) {
+      const sub = await send(t, 'POST', '/v1/agent/demo-agent/async', { key: me.key, body: { ...hello('metadata'), webhook } });
+      expect(sub.status).toBe(422);
+      expect(sub.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'webhook'], msg: expect.stringMatching(/metadata/) })]);
+    }
+    // A loopback receiver is fine in development mode.
+    expect((await send(t, 'POST', '/v1/agent/demo-agent/async', { key: me.key, body: { ...hello('dev'), webhook: `${rcv.url}/dev` } })).status).toBe(200);
   });
 
   it('answers 422 for unknown events and bad input, 404 for another account, and shows an admin everything', async () => {

@@ -36,7 +36,7 @@ export const executeAsyncBody = executeBody.extend({
     .url({ protocol: /^https?$/ })
     .max(2048)
     .optional()
-    .describe("http(s) URL that receives the task's final state (task.completed|failed|cancelled), signed with the account's default webhook secret"),
+    .describe("http(s) URL that receives the task's final state (task.completed|failed|cancelled), signed with the account's default webhook secret; a loopback, private or cloud metadata address is refused (422), as for subscriptions"),
 });
 
 /**

@@ -24,5 +24,5 @@ export interface TasksContext {
   admitting: AdmissionGate;
   bus: EventBus;
   log: Logger;
-  settings: { workerId: string; leaseMs: number; providerTimeoutMs: number; workers: number };
+  settings: { workerId: string; leaseMs: number; providerTimeoutMs: number; workers: number; allowPrivateWebhooks: boolean };
 }

@@ -57,7 +57,7 @@ export const tasksService: ServiceModule<TasksConfig> = {
           admitting: new AdmissionGate(config.maxAdmitting, config.admitWaitMs),
           bus,
           log,
-          settings: { workerId: config.workerId, leaseMs: config.leaseMs, providerTimeoutMs: config.providerTimeoutMs, workers: config.workers },
+          settings: { workerId: config.workerId, leaseMs: config.leaseMs, providerTimeoutMs: config.providerTimeoutMs, workers: config.workers, allowPrivateWebhooks: config.webhooks.allowPrivateNetworks },
         };
         await sealApiKeys(appRepo, log);
         await ctx.apps.watch();

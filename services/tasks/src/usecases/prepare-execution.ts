@@ -1,4 +1,5 @@
 import { AppError } from '@tollgate/kit';
+import { checkSubmissionWebhook } from '../webhooks/url-policy';
 import type { TasksContext } from '../context';
 import { canSeeApp } from '../domain/access';
 import { checkExecuteRequest } from '../domain/execute-request';
@@ -75,6 +76,7 @@ export async function prepareExecution(ctx: TasksContext, input: ExecuteInput): 
   if (input.taskNumber && !TASK_NUMBER_PATTERN.test(input.taskNumber)) throw AppError.field(['task_number'], 'invalid task number');
   if (input.idempotencyKey.length > 255) throw AppError.field(['header', 'Idempotency-Key'], 'at most 255 characters', 'too_big');
   const checked = checkExecuteRequest(input.request);
+  if (checked.webhook !== undefined) checkSubmissionWebhook(checked.webhook, ctx.settings.allowPrivateWebhooks);
   const app = await loadRunnableApp(ctx, input.actor, input.kind, input.appId);
   if (input.mode === 'sync' && app.provider === 'external') {
     throw new AppError('FAILED_PRECONDITION', `app ${app.id} runs outside Tollgate; submit its tasks with /async`);

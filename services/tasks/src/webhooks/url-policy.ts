@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { AppError } from '@tollgate/kit';
-import { ipLiteralOf, refusedAddress } from './address-policy';
+import { ipLiteralOf, isMetadataHost, refusedAddress } from './address-policy';
 
 export const MAX_URL_LENGTH = 2048;
 const RESOLVE_TIMEOUT_MS = 5_000;
@@ -54,4 +54,23 @@ async function resolveAll(hostname: string): Promise<string[]> {
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * A per-submission webhook, checked when the task is submitted without a DNS lookup on the
+ * execution path: an IP literal is judged as a subscription's address is, a cloud metadata host
+ * name is refused; a host name is judged on the addresses it resolves to at each delivery.
+ */
+export function checkSubmissionWebhook(raw: string, allowPrivate: boolean): void {
+  const refusedHere = (msg: string) => AppError.field(['body', 'webhook'], msg.replace(/^url/, 'webhook'), 'url');
+  let url: URL;
+  try {
+    url = checkUrlSyntax(raw);
+  } catch (err) {
+    throw refusedHere((err as Error).message);
+  }
+  if (isMetadataHost(url.hostname)) throw refusedHere(`webhook refused: ${url.hostname} is a cloud metadata host (always refused)`);
+  const literal = ipLiteralOf(url.hostname);
+  const why = literal && refusedAddress(literal, allowPrivate);
+  if (why) throw refusedHere(`webhook refused: ${why}`);
 }
