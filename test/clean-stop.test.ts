@@ -115,12 +115,25 @@ describe('clean stop of the embedded default', () => {
       body: JSON.stringify({ messages: [{ role: 'user', content: 'one two three four five six' }], stream: true, call_params: { echo_delay_ms: 150 } }),
     });
     expect(res.status).toBe(200);
+    // And a JSON one that needs longer than a few seconds more (five chunks 1.5 s apart).
+    const slow = fetch(`${http}/v1/agent/demo-agent/sync`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'a b c d' }], call_params: { echo_delay_ms: 1_500 } }),
+    }).then(async (r) => ({ status: r.status, body: (await r.json()) as { choices: Array<{ message: { content: string } }> } }));
+    await new Promise((r) => setTimeout(r, 500));
     const reader = res.body!.getReader();
     let body = new TextDecoder().decode((await reader.read()).value);
+    process.kill(-run.child.pid!, signal);
+    // The same signal again a moment later, as a launcher passing it on (pnpm start → tsx → node) delivers it: still one stop.
+    await new Promise((r) => setTimeout(r, 20));
     process.kill(-run.child.pid!, signal);
     for (let r = await reader.read(); !r.done; r = await reader.read()) body += new TextDecoder().decode(r.value);
     expect(body).toContain('six');
     expect(body.trimEnd().endsWith('data: [DONE]')).toBe(true);
+    const answered = await slow;
+    expect(answered.status).toBe(200);
+    expect(answered.body.choices[0].message.content).toBe('Echo: a b c d');
     const { code } = await run.exit;
     expect(code).toBe(0);
     expect(problems(run.lines)).toEqual([]);

@@ -31,6 +31,8 @@ export const gatewayConfigSchema = z.object({
   DOCS_RATE_LIMIT_PRO: z.coerce.number().int().positive().default(10_000),
   DOCS_RATE_LIMIT_ENTERPRISE: z.coerce.number().int().positive().default(100_000),
   GRPC_DEADLINE_MS: z.coerce.number().int().positive().default(10_000),
+  /** On stop, how long requests in flight may take to finish before their connections are closed (below Kubernetes' 30 s termination grace). */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(20_000),
   KEYS_GRPC_ADDR: address(50051),
   BILLING_GRPC_ADDR: address(50052),
   TASKS_GRPC_ADDR: address(50053),

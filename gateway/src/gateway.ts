@@ -41,11 +41,24 @@ function listen(server: Server, port: number, host: string): Promise<number> {
   });
 }
 
-function close(server: Server): Promise<void> {
+/** How often a stopping server closes the connections that fell idle. */
+const IDLE_SWEEP_MS = 50;
+
+/** Stops accepting, lets the requests in flight finish within `graceMs`, then cuts what is left. */
+function close(server: Server, graceMs: number, log: Logger): Promise<void> {
   return new Promise((resolve) => {
-    server.close(() => resolve());
+    // A kept-alive connection whose request finished during the drain is closed as it falls idle.
+    const idleSweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+    const cut = setTimeout(() => {
+      log.warn({ graceMs }, 'shutdown grace over: closing the connections of requests still in flight');
+      server.closeAllConnections();
+    }, graceMs);
+    server.close(() => {
+      clearInterval(idleSweep);
+      clearTimeout(cut);
+      resolve();
+    });
     server.closeIdleConnections();
-    setTimeout(() => server.closeAllConnections(), 5_000).unref();
   });
 }
 
@@ -85,7 +98,7 @@ export async function startGateway(config: GatewayConfig, log: Logger, shared: {
     tlsCert,
     deps,
     stop: async () => {
-      await Promise.all(servers.map(close));
+      await Promise.all(servers.map((server) => close(server, config.SHUTDOWN_GRACE_MS, log)));
       await caches.stop();
       await recorder.stop();
       await deps.billingLink?.flush();

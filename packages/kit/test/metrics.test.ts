@@ -38,7 +38,7 @@ describe('service metrics', () => {
     );
     handle = await startServiceRuntime({
       name: 'docs',
-      config: { databaseUrl: url, grpcHost: '127.0.0.1', grpcPort: 0, logLevel: 'silent', metricsPort: 0 },
+      config: { databaseUrl: url, grpcHost: '127.0.0.1', grpcPort: 0, logLevel: 'silent', metricsPort: 0, shutdownGraceMs: 1_000 },
       log: silentLogger(),
       migrationsDir: migrations,
       createDb: (connectionString) => {

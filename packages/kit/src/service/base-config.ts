@@ -16,6 +16,7 @@ export interface BaseServiceConfig {
   logLevel: string;
   /** Port of the service's Prometheus `/metrics` listener; unset = no listener. */
   metricsPort?: number;
+  shutdownGraceMs: number;
 }
 
 const baseShape = {
@@ -26,6 +27,8 @@ const baseShape = {
   NATS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, - and _ only').optional(),
   LOG_LEVEL: logLevel,
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** On stop, how long calls in flight may take to finish before they are cancelled (below Kubernetes' 30 s termination grace). */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(20_000),
 };
 
 /**
@@ -51,6 +54,7 @@ export function serviceConfigSchema<S extends z.ZodRawShape, X extends object>(n
         natsPrefix: env.NATS_PREFIX as string | undefined,
         logLevel: env.LOG_LEVEL as string,
         metricsPort: env.METRICS_PORT as number | undefined,
+        shutdownGraceMs: env.SHUTDOWN_GRACE_MS as number,
         ...map(env as z.infer<z.ZodObject<S>>),
       };
     });

@@ -1,14 +1,21 @@
 import type { Logger } from 'pino';
 
+/**
+ * A repeat within this time is the same signal passed on by a launcher (`pnpm start` → tsx → node,
+ * or a terminal's Ctrl-C reaching each of them), not a second one.
+ */
+const RELAYED_REPEAT_MS = 300;
+
 /** Runs `stop` once on SIGINT/SIGTERM, then exits; a second signal exits at once. */
 export function stopOnSignals(stop: () => Promise<void>, log: Logger): void {
-  let stopping = false;
+  let stoppingSince: number | undefined;
   const handler = (signal: NodeJS.Signals) => {
-    if (stopping) {
+    if (stoppingSince !== undefined) {
+      if (performance.now() - stoppingSince < RELAYED_REPEAT_MS) return;
       log.warn({ signal }, 'second signal, exiting now');
       process.exit(1);
     }
-    stopping = true;
+    stoppingSince = performance.now();
     log.info({ signal }, 'shutting down');
     stop().then(
       () => {

@@ -59,7 +59,7 @@ export async function startServiceRuntime<D extends QueryableDatabase>(options: 
   };
   const grpcMetrics = createGrpcMetrics(metrics);
   const services = [...built.services, probe].map((b) => ({ ...b, implementation: instrumentImplementation(b.definition, b.implementation, grpcMetrics) }));
-  const server = await startGrpcServer({ name, host: config.grpcHost, port: config.grpcPort, log, services });
+  const server = await startGrpcServer({ name, host: config.grpcHost, port: config.grpcPort, log, services, shutdownGraceMs: config.shutdownGraceMs });
   let metricsServer: MetricsServer | undefined;
   if (config.metricsPort !== undefined) metricsServer = await startMetricsServer({ registry: metrics, host: config.grpcHost, port: config.metricsPort, log });
   return {
