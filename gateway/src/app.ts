@@ -12,6 +12,9 @@ import { unknownRoute, wrongMethod } from './http/unknown-route';
 import { parsedBodyRoutes, rawBodyRoutes } from './routes';
 import { createGatewayMetrics, httpMetrics, observeErrors } from './metrics';
 
+/** JSON bodies: application/json and structured-suffix types (application/vnd.example+json). */
+const JSON_TYPES = ['application/json', 'application/*+json'];
+
 /** The public HTTP surface: request ids, logging, body limits, routes, and the one error handler. */
 export function createGatewayApp(deps: GatewayDeps): Express {
   const { config, log } = deps;
@@ -30,9 +33,9 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   const wrongMethodHere = wrongMethod(deps.book);
   app.use((req, res, next) => (req.path.startsWith('/api/') ? next() : wrongMethodHere(req, res, next)));
   for (const router of rawBodyRoutes(deps)) app.use(scopedRouter(router));
-  app.use('/api/v1/documents/bulk', deferBodyErrors(express.json({ limit: config.BULK_BODY_LIMIT_BYTES, strict: false })));
-  app.use('/api/v1/documents', deferBodyErrors(express.json({ limit: config.DOCUMENT_BODY_LIMIT_BYTES, strict: false })));
-  app.use(deferBodyErrors(express.json({ limit: config.BODY_LIMIT_BYTES, strict: false })));
+  app.use('/api/v1/documents/bulk', deferBodyErrors(express.json({ limit: config.BULK_BODY_LIMIT_BYTES, strict: false, type: JSON_TYPES })));
+  app.use('/api/v1/documents', deferBodyErrors(express.json({ limit: config.DOCUMENT_BODY_LIMIT_BYTES, strict: false, type: JSON_TYPES })));
+  app.use(deferBodyErrors(express.json({ limit: config.BODY_LIMIT_BYTES, strict: false, type: JSON_TYPES })));
   app.use(deferBodyErrors(express.urlencoded({ limit: config.BODY_LIMIT_BYTES, extended: false })));
   for (const router of parsedBodyRoutes(deps)) app.use(scopedRouter(router));
   app.use(unknownRoute(deps.book));

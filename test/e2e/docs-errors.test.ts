@@ -28,6 +28,23 @@ describe('docs API: errors and permissions', () => {
     expectEnvelope(unknown, 401);
   });
 
+  it('refuses a body that is not JSON with 415 in the envelope, after authentication; JSON with a charset or a +json type is fine', async () => {
+    if (!t) return;
+    const send = (contentType: string | undefined, body: string, token = writer.token) =>
+      t!.httpsFetch(`${t!.https}/api/v1/documents`, { method: 'POST', headers: { ...(contentType && { 'content-type': contentType }), ...(token && { authorization: `Bearer ${token}` }) }, body }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+    const json = JSON.stringify({ title: 'Typed', content: 'x' });
+    for (const [type, body] of [['text/plain', json], ['application/xml', '<doc/>'], ['application/x-www-form-urlencoded', 'title=formdoc&content=hello'], [undefined, json]] as const) {
+      const r = await send(type, body);
+      expect({ type, status: r.status }).toEqual({ type, status: 415 });
+      expect(r.body).toMatchObject({ code: 415, message: expect.stringContaining('application/json'), data: {} });
+    }
+    expect((await send('text/plain', json, '')).status).toBe(401);
+    expect((await send('application/json; charset=utf-8', json)).status).toBe(201);
+    expect((await send('application/vnd.tollgate+json', JSON.stringify({ title: 'Vendor', content: 'x' }))).status).toBe(201);
+    // A request without a body needs no type.
+    expectEnvelope(await t.httpsFetch(`${t.https}/api/v1/documents/${docId}/revisions/1/restore`, { method: 'POST', headers: { authorization: `Bearer ${writer.token}` } }).then(async (r) => ({ status: r.status, body: await r.json(), text: '', headers: r.headers }) as any), 200);
+  });
+
   it('lets docs_read read but not write, and neither without docs_read', async () => {
     if (!t) return;
     expectEnvelope(await call(t, 'GET', `/api/v1/documents/${docId}`, reader.token), 200);

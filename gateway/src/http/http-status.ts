@@ -14,6 +14,7 @@ export const httpStatusFor: Record<ErrorCode, number> = {
   [ErrorCode.PreconditionRequired]: 428,
   [ErrorCode.ResourceExhausted]: 429,
   [ErrorCode.PayloadTooLarge]: 413,
+  [ErrorCode.UnsupportedMediaType]: 415,
   [ErrorCode.HeadersTooLarge]: 431,
   [ErrorCode.Unavailable]: 503,
   [ErrorCode.DeadlineExceeded]: 504,

@@ -45,6 +45,8 @@ export function openAiErrorOf(e: AppError): OpenAiError {
       return plain('invalid_request_error', 'conflict');
     case ErrorCode.PayloadTooLarge:
       return plain('invalid_request_error', 'request_too_large');
+    case ErrorCode.UnsupportedMediaType:
+      return plain('invalid_request_error', 'unsupported_media_type');
     case ErrorCode.ResourceExhausted:
       return isQuota(e) ? plain('insufficient_quota', 'insufficient_quota') : plain('requests', 'rate_limit_exceeded');
     case ErrorCode.DeadlineExceeded:

@@ -7,11 +7,12 @@ import { requireUser } from '../auth/user-token';
 import { docsRateLimit, docsRateLimitForRefused } from '../limits/docs-rate-limit';
 import { optionsRoute } from '../http/options';
 import { wrongMethod } from '../http/unknown-route';
+import { jsonBodyOnly } from '../http/json-body-only';
 
 /**
  * What runs before every docs-API route (`/api/v1/*`; `/api/*` and `/v1/docs/*` are rewritten to
  * it), once: the envelope error shape, the HTTPS rule, then authentication and the hourly rate
- * limit. OPTIONS skips authentication (counted per client address) and is answered here.
+ * limit, and bodies in JSON only (415). OPTIONS skips authentication (counted per client address) and is answered here.
  */
 export function apiSurface(deps: GatewayDeps): Array<RequestHandler | ErrorRequestHandler> {
   const envelope: RequestHandler = (_req, res, next) => {
@@ -20,5 +21,5 @@ export function apiSurface(deps: GatewayDeps): Array<RequestHandler | ErrorReque
   };
   const user = requireUser(deps);
   const authenticate: RequestHandler = (req, res, next) => (req.method === 'OPTIONS' ? next() : user(req, res, next));
-  return [envelope, headerSizeLimit(), httpsOnly, authenticate, docsRateLimit(deps), docsRateLimitForRefused(deps), optionsRoute(deps.book), wrongMethod(deps.book)];
+  return [envelope, headerSizeLimit(), httpsOnly, authenticate, docsRateLimit(deps), docsRateLimitForRefused(deps), optionsRoute(deps.book), wrongMethod(deps.book), jsonBodyOnly];
 }

@@ -15,6 +15,8 @@ export const ErrorCode = {
   PreconditionRequired: 'PRECONDITION_REQUIRED',
   ResourceExhausted: 'RESOURCE_EXHAUSTED',
   PayloadTooLarge: 'PAYLOAD_TOO_LARGE',
+  /** A body in a media type the endpoint does not read (HTTP 415). */
+  UnsupportedMediaType: 'UNSUPPORTED_MEDIA_TYPE',
   HeadersTooLarge: 'HEADERS_TOO_LARGE',
   Unavailable: 'UNAVAILABLE',
   DeadlineExceeded: 'DEADLINE_EXCEEDED',

@@ -15,6 +15,7 @@ const toGrpc: Record<ErrorCode, GrpcStatus> = {
   [ErrorCode.PreconditionRequired]: GrpcStatus.FAILED_PRECONDITION,
   [ErrorCode.ResourceExhausted]: GrpcStatus.RESOURCE_EXHAUSTED,
   [ErrorCode.PayloadTooLarge]: GrpcStatus.OUT_OF_RANGE,
+  [ErrorCode.UnsupportedMediaType]: GrpcStatus.INVALID_ARGUMENT,
   [ErrorCode.HeadersTooLarge]: GrpcStatus.OUT_OF_RANGE,
   [ErrorCode.Unavailable]: GrpcStatus.UNAVAILABLE,
   [ErrorCode.DeadlineExceeded]: GrpcStatus.DEADLINE_EXCEEDED,
