@@ -11,6 +11,7 @@ import { scopedRouter } from './http/scoped-router';
 import { unknownRoute, wrongMethod } from './http/unknown-route';
 import { parsedBodyRoutes, rawBodyRoutes } from './routes';
 import { createGatewayMetrics, httpMetrics, observeErrors } from './metrics';
+import { openAiResponderFor } from './openai/errors';
 
 /** JSON bodies: application/json and structured-suffix types (application/vnd.example+json). */
 const JSON_TYPES = ['application/json', 'application/*+json'];
@@ -30,7 +31,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   app.use(cors(config.CORS_ORIGINS));
   app.use(accessLog(log));
   // The docs API answers a wrong method after its authentication (routes/api-surface.ts).
-  const wrongMethodHere = wrongMethod(deps.book);
+  const wrongMethodHere = wrongMethod(deps.book, openAiResponderFor);
   app.use((req, res, next) => (req.path.startsWith('/api/') ? next() : wrongMethodHere(req, res, next)));
   for (const router of rawBodyRoutes(deps)) app.use(scopedRouter(router));
   app.use('/api/v1/documents/bulk', deferBodyErrors(express.json({ limit: config.BULK_BODY_LIMIT_BYTES, strict: false, type: JSON_TYPES })));

@@ -224,6 +224,22 @@ describe('apps through the OpenAI protocol', () => {
       expect(none.body).toEqual({ error: expect.objectContaining({ code: 'invalid_api_key', message: expect.stringContaining('missing Authorization header') }), detail: expect.stringContaining('missing Authorization header') });
     });
 
+    it('answers a wrong method on an OpenAI-style route with 405, Allow and the OpenAI error object; a spec route keeps {detail}', async () => {
+      if (!t) return;
+      for (const [method, path, allow] of [
+        ['GET', '/v1/chat/completions', 'POST'],
+        ['DELETE', '/v1/models', 'GET'],
+        ['PUT', '/v1/agent/demo-agent/chat/completions', 'POST'],
+      ] as const) {
+        const r = await send(t, method, path, { key: platform.key });
+        expect({ path, status: r.status, allow: r.headers.get('allow') }).toEqual({ path, status: 405, allow });
+        expect(r.body).toEqual({ error: { message: expect.stringContaining('not allowed'), type: 'invalid_request_error', code: 'method_not_allowed', param: null }, detail: expect.stringContaining('not allowed') });
+      }
+      const spec = await send(t, 'GET', '/v1/agent/demo-agent/sync', { key: platform.key });
+      expect(spec.status).toBe(405);
+      expect(spec.body).toEqual({ detail: expect.stringContaining('not allowed') });
+    });
+
     it('keeps the 422 status with an invalid_request_error naming the field, and the spec detail list beside it', async () => {
       if (!t) return;
       const empty = await failure(sdk(platform.key).chat.completions.create({ model: 'agent/demo-agent', messages: [] }));

@@ -78,7 +78,7 @@ function parsePart<T>(schema: ZodType | undefined, value: unknown, loc: string, 
  */
 export class RouteBook {
   readonly registry = new OpenAPIRegistry();
-  readonly routes: Array<{ method: HttpMethod; path: string }> = [];
+  readonly routes: Array<{ method: HttpMethod; path: string; tags: readonly string[] }> = [];
 
   add<B extends ZodType | undefined = undefined, Q extends z.ZodObject | undefined = undefined, P extends z.ZodObject | undefined = undefined>(
     router: Router,
@@ -100,7 +100,7 @@ export class RouteBook {
 
   /** Lists and documents a route whose handlers the caller mounts itself (e.g. a proxied body that is never parsed). */
   document(spec: RouteSpec<ZodType | undefined, z.ZodObject | undefined, z.ZodObject | undefined>): void {
-    this.routes.push({ method: spec.method, path: spec.path });
+    this.routes.push({ method: spec.method, path: spec.path, tags: spec.tags });
     this.registry.registerPath(this.describe(spec));
   }
 

@@ -1,28 +1,34 @@
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { AppError, ErrorCode } from '@tollgate/kit';
 import type { RouteBook } from './route-book';
 import { sendError } from './errors';
-import { allows, routeMethods } from './route-methods';
+import { allows, routeMethods, routesAt } from './route-methods';
 
-function methodNotAllowed(res: Response, method: string, path: string, allow: string[]): void {
+/** Answers an error in a surface's own shape (e.g. the OpenAI error object). */
+export type ErrorResponder = (req: Request, res: Response, err: unknown) => void;
+
+const plainResponder: ErrorResponder = (_req, res, err) => sendError(res, err);
+
+function methodNotAllowed(req: Request, res: Response, path: string, allow: string[], respond: ErrorResponder = plainResponder): void {
   res.setHeader('Allow', allow.join(', '));
-  sendError(res, new AppError(ErrorCode.MethodNotAllowed, `${method} is not allowed on ${path}; allowed: ${allow.join(', ')}`));
+  respond(req, res, new AppError(ErrorCode.MethodNotAllowed, `${req.method} is not allowed on ${path}; allowed: ${allow.join(', ')}`));
 }
 
 /**
  * A path the book serves, asked with a method it does not serve there: 405 with `Allow`, before
  * a route with a parameter could take the path's fixed segment for its value (GET
  * /v1/task-query/batch is not a task number). Mounted before the routes (the docs API's after its
- * authentication); OPTIONS is left to the routes and the API surface.
+ * authentication); OPTIONS is left to the routes and the API surface. `respondFor`: the responder
+ * of the routes with these tags, when they answer errors in a shape of their own.
  */
-export function wrongMethod(book: RouteBook): RequestHandler {
-  const methodsAt = routeMethods(book);
+export function wrongMethod(book: RouteBook, respondFor?: (tags: Set<string>) => ErrorResponder | undefined): RequestHandler {
+  const at = routesAt(book);
   return (req, res, next) => {
     if (req.method === 'OPTIONS') return next();
     const path = req.baseUrl + req.path;
-    const allow = methodsAt(path);
+    const { allow, tags } = at(path);
     if (allow.length === 0 || allows(allow, req.method)) return next();
-    methodNotAllowed(res, req.method, path, allow);
+    methodNotAllowed(req, res, path, allow, respondFor?.(tags));
   };
 }
 
@@ -32,6 +38,6 @@ export function unknownRoute(book: RouteBook): RequestHandler {
   return (req, res) => {
     const allow = methodsAt(req.path);
     if (allow.length === 0) return sendError(res, AppError.notFound(`no route for ${req.method} ${req.path}`));
-    methodNotAllowed(res, req.method, req.path, allow);
+    methodNotAllowed(req, res, req.path, allow);
   };
 }

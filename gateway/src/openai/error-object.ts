@@ -45,6 +45,8 @@ export function openAiErrorOf(e: AppError): OpenAiError {
       return plain('invalid_request_error', 'conflict');
     case ErrorCode.PayloadTooLarge:
       return plain('invalid_request_error', 'request_too_large');
+    case ErrorCode.MethodNotAllowed:
+      return plain('invalid_request_error', 'method_not_allowed');
     case ErrorCode.UnsupportedMediaType:
       return plain('invalid_request_error', 'unsupported_media_type');
     case ErrorCode.ResourceExhausted:

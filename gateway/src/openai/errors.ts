@@ -3,6 +3,9 @@ import { sendError, toAppError, type ErrorBodyShape } from '../http/errors';
 import { observeErrors } from '../metrics';
 import { openAiErrorOf, shouldRetry } from './error-object';
 
+/** The route book's tag of the routes whose errors carry OpenAI's error object. */
+export const OPENAI_COMPATIBLE_TAG = 'OpenAI-compatible';
+
 /** The task API's body with OpenAI's error object beside it: `{"error": {message, type, code, param}, "detail": …}`. */
 const withOpenAiError: ErrorBodyShape = (appError, _status, body) => ({ error: openAiErrorOf(appError), ...body });
 
@@ -22,3 +25,6 @@ export function sendOpenAiError(req: Request, res: Response, err: unknown): void
  * server's text. The spec's own routes keep their exact `{detail}` (the app's error handler).
  */
 export const openAiErrors: ErrorRequestHandler = (err, req, res, _next) => sendOpenAiError(req, res, err);
+
+/** For errors answered before a route runs (a wrong method): the OpenAI way on the OpenAI-style routes. */
+export const openAiResponderFor = (tags: Set<string>) => (tags.has(OPENAI_COMPATIBLE_TAG) ? sendOpenAiError : undefined);

@@ -1,6 +1,7 @@
 import { OpenApiGeneratorV31, type OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { RouteBook } from '../http/route-book';
 import { registerSecuritySchemes } from './security';
+import { OPENAI_COMPATIBLE_TAG } from '../openai/errors';
 
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
 
@@ -8,7 +9,7 @@ const { version } = require('../../package.json') as { version: string };
 
 const TAGS = [
   { name: 'Tasks', description: 'Task execution (sync, stream, async) and task management, `/v1/...`; `Authorization: Bearer <API_KEY>`; errors `{detail}`.' },
-  { name: 'OpenAI-compatible', description: 'Every app through the OpenAI chat-completions protocol (`/v1/<kind>/<app_id>/chat/completions`, `/v1/chat/completions` and `/v1/models` for app keys); errors carry OpenAI’s `error` object beside `detail`. See docs/openai.md.' },
+  { name: OPENAI_COMPATIBLE_TAG, description: 'Every app through the OpenAI chat-completions protocol (`/v1/<kind>/<app_id>/chat/completions`, `/v1/chat/completions` and `/v1/models` for app keys); errors carry OpenAI’s `error` object beside `detail`. See docs/openai.md.' },
   { name: 'API keys', description: 'Key management, form-encoded, with the `token` form field; also served under `/v1/apikeys/*`.' },
   { name: 'Documents', description: 'Docs API, HTTPS only, `{code,message,data,timestamp}` envelope (`data` always an object); `/api/...` is served as the same API, and the document routes also under `/v1/docs`. OPTIONS on any docs-API path answers the allowed methods without a token; CORS for the origins in `CORS_ORIGINS`.' },
   { name: 'Search', description: 'Full-text, suggest and advanced search over documents; docs API envelope.' },

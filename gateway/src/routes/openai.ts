@@ -5,7 +5,7 @@ import type { GatewayDeps } from '../deps';
 import { principalOf, requireApiKey, type KeyPrincipal } from '../auth/api-key';
 import { countExecution } from '../metrics/executions';
 import { appChatCompletionBody, chatCompletionBody, toExecution } from '../openai/chat-request';
-import { openAiErrors } from '../openai/errors';
+import { OPENAI_COMPATIBLE_TAG, openAiErrors } from '../openai/errors';
 import { modelIdOf, modelJson, modelListSchema, modelSchema, parseModelId, runnableApps, runnableKinds } from '../openai/models';
 import { executeJson, executeStream, idempotencyKeyOf, type Execution } from './tasks-execute';
 import { appPath, completionSchema } from './tasks-schemas';
@@ -29,7 +29,7 @@ const errors = {
 const answer = {
   200: { description: 'stream:false: the chat.completion JSON (with task_number). stream:true: text/event-stream of chat.completion.chunk events, then `data: [DONE]`', schema: completionSchema },
 };
-const tags = ['OpenAI-compatible'];
+const tags = [OPENAI_COMPATIBLE_TAG];
 
 /** The same execution the spec's `/sync` route runs: completion JSON, or the SSE stream. */
 async function run(deps: GatewayDeps, principal: KeyPrincipal, ex: Execution, req: Request, res: Response): Promise<void> {

@@ -9,6 +9,7 @@ import { checkDeclaredLength } from '../passthrough/body-limit';
 import { settleExchange, startExchange } from '../passthrough/exchange';
 import { providerForChannel } from '../passthrough/providers';
 import { passthroughProxy } from '../passthrough/proxy';
+import { OPENAI_COMPATIBLE_TAG } from '../openai/errors';
 
 const KIND = 'passthrough';
 
@@ -59,7 +60,7 @@ export function passthroughRoutes(deps: GatewayDeps): Router {
     next();
   };
   const chain = [declaredSize, requireApiKey(deps, () => KIND), admit, passthroughProxy(deps)];
-  const common = { tags: ['Provider passthrough', 'OpenAI-compatible'], security: 'apiKey' as const, description };
+  const common = { tags: ['Provider passthrough', OPENAI_COMPATIBLE_TAG], security: 'apiKey' as const, description };
 
   deps.book.document({
     ...common,
