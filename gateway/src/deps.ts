@@ -6,6 +6,7 @@ import type { Upstreams } from './upstreams';
 import type { GatewayMetrics } from './metrics/gateway-metrics';
 import type { RequestRecorder } from './analytics/request-recorder';
 import type { RateCounter } from './limits/rate-counter';
+import type { SignInLimiter } from './limits/sign-in-limit';
 
 /** What route modules are built from. Later pieces (caches, limiters, the bus) are added here. */
 export interface GatewayDeps {
@@ -27,6 +28,8 @@ export interface GatewayDeps {
   docsRateCounter?: RateCounter;
   /** Request analytics buffer; absent = requests are not recorded (e.g. an app built without a gateway). */
   recorder?: RequestRecorder;
+  /** Failed console sign-ins and current-password checks; made on first use when absent. */
+  signInLimiter?: SignInLimiter;
   /** Admissions and settlements of provider passthrough calls, in order; made on first use when absent. */
   billingLink?: BillingLink;
 }

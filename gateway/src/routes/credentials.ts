@@ -9,6 +9,8 @@ import { sendEnvelope } from '../http/envelope';
 import { recordActivity } from '../activity/record-activity';
 import { envelope, userJson, userSchema } from './users';
 import { rpcFor } from '../http/request-id';
+import { ErrorCode, isAppError } from '@tollgate/kit';
+import { SignInLimiter } from '../limits/sign-in-limit';
 
 const idParams = z.object({ id: z.union([z.literal('me'), z.coerce.number().int().min(1).max(2_147_483_647)]).openapi({ description: 'A user id, or `me`' }) });
 const passwordBody = z
@@ -20,12 +22,15 @@ const passwordBody = z
 const errors = { 401: { description: 'Missing or unknown token or session' }, 403: { description: 'Not allowed' }, 404: { description: 'No such user' }, 422: { description: 'Invalid field' } };
 const tags = ['Users'];
 
+const wrongCurrentPassword = (err: unknown): boolean => isAppError(err) && err.code === ErrorCode.InvalidArgument && (err.details.issues ?? []).some((i) => i.loc.includes('current_password'));
+
 /** Token rotation and console passwords: yourself (`me`), or anyone as an admin. */
 export function credentialRoutes(deps: GatewayDeps): Router {
   const router = Router();
   const { keys } = deps.upstreams;
   const before = [requireUser(deps)];
   const target = (id: 'me' | number, accountId: number) => (id === 'me' ? accountId : id);
+  const limiter = (deps.signInLimiter ??= new SignInLimiter());
 
   deps.book.add(
     router,
@@ -45,7 +50,15 @@ export function credentialRoutes(deps: GatewayDeps): Router {
     { method: 'put', path: '/api/v1/users/:id/password', summary: "Set or remove a console password (yourself with current_password, or anyone as an admin); the user's other sessions end", tags, security: 'userToken', params: idParams, body: passwordBody, before, responses: { 200: { description: 'The user', schema: envelope(userSchema) }, ...errors } },
     async ({ params, body }, req, res) => {
       const { actor } = userOf(res);
-      const account = await keys.setPassword({ actor, accountId: target(params.id, actor.accountId), password: body.password, currentPassword: body.current_password ?? '', keepSessionToken: sessionCookie(req) ?? '' }, rpcFor(res));
+      const accountId = target(params.id, actor.accountId);
+      // A wrong current password counts as a failed sign-in: a stolen session must not find the password by trying.
+      const attempt = body.current_password !== undefined ? limiter.begin(`u:${accountId}`, req.ip ?? 'unknown') : undefined;
+      const account = await keys.setPassword({ actor, accountId, password: body.password, currentPassword: body.current_password ?? '', keepSessionToken: sessionCookie(req) ?? '' }, rpcFor(res)).catch((err: unknown) => {
+        if (wrongCurrentPassword(err)) attempt?.failed();
+        else attempt?.undecided();
+        throw err;
+      });
+      attempt?.succeeded();
       recordActivity(deps, req, res, { type: body.password ? 'password.set' : 'password.removed', target_type: 'user', target_id: account.id, summary: `${body.password ? 'set' : 'removed'} the console password of user ${account.id}` });
       sendEnvelope(res, userJson(account), { message: 'password updated' });
     },

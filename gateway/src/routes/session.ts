@@ -35,8 +35,9 @@ const tags = ['Console session'];
  * The console's sign-in: `/api/v1/session` (HTTPS, docs envelope). Mounted before the docs API's
  * surface because signing in is the one docs-API call made without a credential.
  */
-export function sessionRoutes(deps: GatewayDeps, limiter = new SignInLimiter()): Router {
+export function sessionRoutes(deps: GatewayDeps): Router {
   const router = Router();
+  const limiter = (deps.signInLimiter ??= new SignInLimiter());
   const surface: RequestHandler = (_req, res, next) => {
     setSurface(res, 'docs');
     next();
@@ -61,15 +62,16 @@ export function sessionRoutes(deps: GatewayDeps, limiter = new SignInLimiter()):
     async ({ body }, req, res) => {
       const account = body.token ? `t:${body.token.slice(0, 7)}` : `e:${(body.email ?? '').trim().toLowerCase()}`;
       const address = req.ip ?? 'unknown';
-      limiter.check(account, address);
+      const attempt = limiter.begin(account, address);
       try {
         const out = await keys.signIn({ email: body.email ?? '', password: body.password ?? '', token: body.token ?? '' }, rpcFor(res));
-        limiter.succeeded(account);
+        attempt.succeeded();
         setSessionCookie(res, out.sessionToken, new Date(out.expiresAt));
         recordActivity(deps, req, res, { type: 'user.signed_in', target_type: 'user', target_id: out.account!.id, user_id: out.account!.id, summary: `signed in to the console with ${body.token ? 'the user token' : 'email and password'}` });
         sendEnvelope(res, { user: userJson(out.account!), csrf_token: csrfTokenOf(out.sessionToken), expires_at: out.expiresAt }, { status: 201, message: 'signed in' });
       } catch (err) {
-        if (isAppError(err) && err.code === 'UNAUTHENTICATED') limiter.failed(account, address);
+        if (isAppError(err) && err.code === 'UNAUTHENTICATED') attempt.failed();
+        else attempt.undecided();
         throw err;
       }
     },
