@@ -7,11 +7,10 @@ import { requireUser, userOf } from '../auth/user-token';
 import { sendEnvelope } from '../http/envelope';
 import { envelope } from './documents-schemas';
 import { rpcFor } from '../http/request-id';
+import { instantText } from '../http/instants';
+import { instantMs } from '@tollgate/kit';
 
-const instant = z
-  .string()
-  .max(40)
-  .refine((v) => !Number.isNaN(Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v)), 'a date YYYY-MM-DD or an ISO 8601 instant');
+const instant = instantText;
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max).openapi({ type: 'integer' });
 
 const filters = {
@@ -21,7 +20,12 @@ const filters = {
   page: int(1, 100_000).optional(),
   limit: int(1, 100).optional().openapi({ description: 'Default 20' }),
 };
-const listQuery = z.object({ ...filters, user_id: int(1, 2_147_483_647).optional().openapi({ description: "Admins: one account's activity (default: everyone's). Others: their own id only" }) });
+/** `from` after `to` names no time at all: a 422, not an empty page. */
+const ordered = <Q extends { from?: string; to?: string }>(q: Q, ctx: z.RefinementCtx) => {
+  if (q.from !== undefined && q.to !== undefined && instantMs(q.from)! > instantMs(q.to)!) ctx.addIssue({ code: 'custom', path: ['from'], message: 'must not be after to' });
+};
+const userQuery = z.object(filters).superRefine(ordered);
+const listQuery = z.object({ ...filters, user_id: int(1, 2_147_483_647).optional().openapi({ description: "Admins: one account's activity (default: everyone's). Others: their own id only" }) }).superRefine(ordered);
 
 export const activityItemSchema = z.object({
   id: z.string(),
@@ -68,7 +72,7 @@ export function activityRoutes(deps: GatewayDeps): Router {
 
   deps.book.add(
     router,
-    { method: 'get', path: '/api/v1/users/:id/activity', summary: "One account's activity (admin, or yourself)", tags, security: 'userToken', params: z.object({ id: int(1, 2_147_483_647) }), query: z.object(filters), before, responses: { 200: { description: 'One page, newest first', schema: pageSchema }, ...errors } },
+    { method: 'get', path: '/api/v1/users/:id/activity', summary: "One account's activity (admin, or yourself)", tags, security: 'userToken', params: z.object({ id: int(1, 2_147_483_647) }), query: userQuery, before, responses: { 200: { description: 'One page, newest first', schema: pageSchema }, ...errors } },
     async ({ params, query }, _req, res) => {
       const out = await site.listActivity({ actor: userOf(res).actor, userId: params.id, allUsers: false, type: query.type ?? '', from: query.from ?? '', to: query.to ?? '', page: { page: query.page ?? 1, pageSize: query.limit ?? 20 } }, rpcFor(res));
       sendEnvelope(res, pageJson(out));

@@ -8,10 +8,11 @@ import { requireUser, userOf } from '../auth/user-token';
 import { sendEnvelope } from '../http/envelope';
 import { envelope } from './documents-schemas';
 import { rpcFor } from '../http/request-id';
+import { calendarDate } from '../http/instants';
 
 const DAY_MS = 86_400_000;
 const MAX_DAYS = { day: 366, hour: 31 } as const;
-const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a date YYYY-MM-DD').refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d), 'a real calendar date');
+const date = calendarDate;
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max).openapi({ type: 'integer' });
 
 export const analyticsQuery = z

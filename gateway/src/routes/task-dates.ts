@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { INSTANT_RANGE_TEXT, instantMs, withinRange } from '@tollgate/kit';
 
 /** A date alone, `YYYY-MM-DD` (a day in UTC). */
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
@@ -7,6 +8,7 @@ const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 export const createdBound = (edge: 'from' | 'to') =>
   z
     .union([z.iso.datetime({ offset: true }), z.iso.date()])
+    .refine((v) => instantMs(v) !== undefined, `a real calendar date ${INSTANT_RANGE_TEXT}`)
     .optional()
     .describe(
       edge === 'from'
@@ -22,7 +24,6 @@ export const createdBound = (edge: 'from' | 'to') =>
 export function boundInstant(value: string | undefined, edge: 'from' | 'to'): string {
   if (value === undefined) return '';
   if (!DATE_ONLY.test(value)) return value;
-  const start = new Date(`${value}T00:00:00.000Z`);
-  if (edge === 'to') start.setUTCDate(start.getUTCDate() + 1);
-  return start.toISOString();
+  const start = Date.parse(`${value}T00:00:00.000Z`);
+  return withinRange(edge === 'to' ? start + 86_400_000 : start).toISOString();
 }

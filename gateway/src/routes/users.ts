@@ -10,6 +10,7 @@ import { sendEnvelope } from '../http/envelope';
 import { recordActivity } from '../activity/record-activity';
 import { decimalInt } from '../http/form-numbers';
 import { rpcFor } from '../http/request-id';
+import { instantText } from '../http/instants';
 
 /** Paging of GET /api/v1/users (documented in docs/keys.md). */
 export const USER_LIST_DEFAULT_LIMIT = 20;
@@ -26,7 +27,7 @@ const permissionsSchema = z
     admin: z.boolean().optional(),
   })
   .strict();
-const validUntil = z.string().max(40).nullable().optional().openapi({ description: 'ISO 8601 end of validity; null = none' });
+const validUntil = instantText.nullable().optional().openapi({ description: 'ISO 8601 end of validity (a date means its 00:00 UTC), 1970–9999; null = none' });
 
 const createBody = z
   .object({

@@ -13,3 +13,4 @@ export * from './metrics';
 export * from './site';
 export * from './render';
 export * from './secrets';
+export * from './time';

@@ -1,4 +1,4 @@
-import { AppError } from '@tollgate/kit';
+import { AppError, instantField } from '@tollgate/kit';
 import type { Actor } from '../domain/document';
 import type { ActivityRepo, ActivityRow } from '../site/activity-repo';
 
@@ -14,12 +14,7 @@ export interface ListActivityInput {
 
 export const ACTIVITY_PAGE_MAX = 100;
 
-function instant(value: string, loc: string): Date | undefined {
-  if (!value) return undefined;
-  const d = new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
-  if (Number.isNaN(d.getTime())) throw AppError.field(['query', loc], `${loc}: must be a date (YYYY-MM-DD) or an ISO 8601 instant`);
-  return d;
-}
+const instant = (value: string, loc: string): Date | undefined => (value ? instantField(value, ['query', loc]) : undefined);
 
 /** The caller's own activity; an admin may ask for anyone's, or everyone's. Newest first. */
 export async function listActivity(repo: ActivityRepo, actor: Actor, input: ListActivityInput): Promise<{ rows: ActivityRow[]; total: number }> {
@@ -30,5 +25,6 @@ export async function listActivity(repo: ActivityRepo, actor: Actor, input: List
   const page = Math.max(1, input.page || 1);
   const from = instant(input.from, 'from');
   const to = instant(input.to, 'to');
+  if (from && to && from > to) throw AppError.field(['query', 'from'], 'from: must not be after to');
   return repo.list({ accountId, type: input.type || undefined, from, to, offset: (page - 1) * pageSize, limit: pageSize });
 }

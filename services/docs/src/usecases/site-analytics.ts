@@ -1,4 +1,4 @@
-import { AppError } from '@tollgate/kit';
+import { AppError, INSTANT_RANGE_TEXT, isSupportedDate, withinRange } from '@tollgate/kit';
 import type { Actor } from '../domain/document';
 import type { AnalyticsRepo, PerformanceCell, Range, RequestCell } from '../site/analytics-repo';
 import { quantileMs } from '../site/latency-buckets';
@@ -20,9 +20,8 @@ export interface AnalyticsInput {
 }
 
 function day(value: string, loc: string): Date {
-  const d = /^\d{4}-\d{2}-\d{2}$/.test(value) ? new Date(`${value}T00:00:00Z`) : new Date(NaN);
-  if (Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== value) throw AppError.field(['query', loc], `${loc}: must be a date YYYY-MM-DD`);
-  return d;
+  if (!isSupportedDate(value)) throw AppError.field(['query', loc], `${loc}: must be a date YYYY-MM-DD, a real calendar date ${INSTANT_RANGE_TEXT}`);
+  return new Date(`${value}T00:00:00Z`);
 }
 
 /** [from 00:00, to+1 day 00:00) UTC, bounded; non-admins always get their own account. */
@@ -37,7 +36,7 @@ export function analyticsRange(actor: Actor, input: AnalyticsInput): { range: Ra
   if (days > MAX_DAYS[interval]) throw AppError.field(['query', 'from'], `from: the range may span at most ${MAX_DAYS[interval]} days with interval=${interval}`);
   if (input.userId > 0 && input.userId !== actor.accountId && !actor.isAdmin) throw AppError.forbidden("only an admin may read other accounts' analytics");
   const accountId = actor.isAdmin ? Math.max(0, input.userId) : actor.accountId;
-  return { range: { kind: interval === 'hour' ? 'h' : 'd', accountId, from, to: new Date(to.getTime() + DAY_MS) }, interval };
+  return { range: { kind: interval === 'hour' ? 'h' : 'd', accountId, from, to: withinRange(to.getTime() + DAY_MS) }, interval };
 }
 
 const iso = (d: Date) => d.toISOString();

@@ -1,4 +1,4 @@
-import { AppError } from '@tollgate/kit';
+import { AppError, instantField } from '@tollgate/kit';
 import type { TasksContext } from '../context';
 import { isTaskStatus } from '../domain/status';
 import type { Actor, TaskRecord } from '../domain/types';
@@ -15,12 +15,7 @@ export interface ListTasksInput {
   createdTo?: string;
 }
 
-function parseTime(value: string | undefined, field: string): Date | undefined {
-  if (!value) return undefined;
-  const date = new Date(value);
-  if (Number.isNaN(date.getTime())) throw AppError.field(['body', field], 'not an ISO 8601 time', 'datetime');
-  return date;
-}
+const parseTime = (value: string | undefined, field: string): Date | undefined => (value ? instantField(value, ['body', field]) : undefined);
 
 /** The caller's account's tasks (every account's for admin credentials), newest first. */
 export async function listTasks(ctx: TasksContext, actor: Actor, input: ListTasksInput): Promise<{ items: TaskRecord[]; total: number; page: number; pageSize: number }> {
