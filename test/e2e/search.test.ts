@@ -47,6 +47,14 @@ describe('docs API: search', () => {
     await eventually(missing('zephyrine', doc.id), 'the destroyed document to leave the index');
   });
 
+  it('finds words joined by symbols and words between angle brackets, and marks only the word', async () => {
+    if (!t) return;
+    const doc = await create({ title: 'Symbols handbook', content: 'Set timeout=quokka. Use pelican+walrus. Compare narwhal<ocelot and iguana>gecko. tilde~wombat caret^jackal' });
+    await eventually(found('jackal', doc.id), 'the document in search results');
+    for (const word of ['quokka', 'walrus', 'ocelot', 'iguana', 'wombat', 'timeout']) expect({ word, found: ids(await search(word)).includes(doc.id) }).toEqual({ word, found: true });
+    expect((await search('quokka')).body.data.hits[0].snippet).toContain('timeout=<mark>quokka</mark>');
+  });
+
   it('indexes updates and finds drafts only once published', async () => {
     if (!t) return;
     const draft = await create({ title: 'Quillback notes', content: 'private quillback thoughts', status: 'draft' });

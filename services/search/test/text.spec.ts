@@ -1,5 +1,5 @@
 import { highlightAll, snippet } from '../src/engine/highlight';
-import { escapeHtml, markdownToText, normalizeTerm } from '../src/engine/text';
+import { escapeHtml, markdownToText, normalizeTerm, words } from '../src/engine/text';
 
 describe('text for the index', () => {
   it('reduces markdown to readable text', () => {
@@ -11,6 +11,21 @@ describe('text for the index', () => {
     expect(text).toContain('const a = 1;');
     expect(text).toContain('alt text');
     expect(text).not.toMatch(/[#*`]|http:|\]\(/);
+  });
+
+  it('splits words at symbols as at punctuation: each word joined by = + ~ ^ | < > is found on its own', () => {
+    expect(words('Set timeout=quokka. Use pelican+walrus, tilde~wombat, caret^jackal, a|b and `tick`')).toEqual(['Set', 'timeout', 'quokka', 'Use', 'pelican', 'walrus', 'tilde', 'wombat', 'caret', 'jackal', 'a', 'b', 'and', 'tick']);
+    expect(words('List<String> x≤y 🚀launch $5')).toEqual(['List', 'String', 'x', 'y', '🚀launch', '$5']);
+  });
+
+  it('keeps what is between angle brackets: raw HTML is shown as text, so its words are searchable', () => {
+    const text = markdownToText('Compare narwhal<ocelot and iguana>gecko, and `List<String>` in code.');
+    expect(words(text)).toEqual(expect.arrayContaining(['narwhal', 'ocelot', 'and', 'iguana', 'gecko', 'List', 'String']));
+  });
+
+  it('marks a word next to symbols without marking the symbols', () => {
+    expect(highlightAll('see </mark> and a=mark', new Set(['mark']))).toBe('see &lt;/<mark>mark</mark>&gt; and a=<mark>mark</mark>');
+    expect(highlightAll('see </mark> and a=mark é', new Set(['mark']))).toBe('see &lt;/<mark>mark</mark>&gt; and a=<mark>mark</mark> é');
   });
 
   it('normalizes case and accents', () => {

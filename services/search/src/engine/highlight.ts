@@ -1,4 +1,4 @@
-import { WORD, escapeHtml, normalizeTerm } from './text';
+import { WORD, WORD_CHAR as WORD_CHAR_RE, escapeHtml, normalizeTerm } from './text';
 
 export const MARK_OPEN = '<mark>';
 export const MARK_CLOSE = '</mark>';
@@ -10,8 +10,8 @@ interface Span {
 }
 
 const ASCII_TEXT = /^[\x00-\x7f]*$/;
-/** Which ASCII characters belong to a word under WORD (letters, digits and symbols such as $ + < = > ^ ` | ~). */
-const WORD_CHAR = Array.from({ length: 128 }, (_, c) => /[^\n\r\p{Z}\p{P}]/u.test(String.fromCharCode(c)));
+/** Which ASCII characters belong to a word under WORD (letters, digits, $). */
+const WORD_CHAR = Array.from({ length: 128 }, (_, c) => WORD_CHAR_RE.test(String.fromCharCode(c)));
 
 /** Where in `text` the words whose normalized form is in `terms` are. */
 export function matchSpans(text: string, terms: ReadonlySet<string>): Span[] {

@@ -1,5 +1,12 @@
-/** The index's notion of a word: what lies between whitespace and punctuation. */
-export const WORD = /[^\n\r\p{Z}\p{P}]+/gu;
+/**
+ * What separates words: whitespace, punctuation, and the math and modifier symbols (= + ~ | < > ^
+ * `), so `timeout=quokka` is two words. Letters, digits, currency signs and emoji are word characters.
+ */
+const SEPARATORS = '\\n\\r\\p{Z}\\p{P}\\p{Sm}\\p{Sk}';
+/** The index's notion of a word: what lies between separators. */
+export const WORD = new RegExp(`[^${SEPARATORS}]+`, 'gu');
+/** One word character. */
+export const WORD_CHAR = new RegExp(`[^${SEPARATORS}]`, 'u');
 
 /** Lower case, accents removed: "Über" and "uber" are the same term. */
 export function normalizeTerm(term: string): string {
@@ -13,13 +20,12 @@ export function words(text: string): string[] {
   return text.match(WORD) ?? [];
 }
 
-/** Markdown reduced to the text a reader sees: no code fences, link targets, images, emphasis or heading marks. */
+/** Markdown reduced to the text a reader sees: no code fences, link targets, images, emphasis or heading marks. Raw HTML stays: the renderer shows it as text. */
 export function markdownToText(markdown: string): string {
   return markdown
     .replace(/```[^\n]*\n([\s\S]*?)```/g, '$1')
     .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/<[^>\n]+>/g, ' ')
     .replace(/^\s{0,3}(#{1,6}|>|[-*+]|\d+\.)\s+/gm, '')
     .replace(/(\*\*|__|~~|`)/g, '')
     .replace(/(^|\s)[*_](\S)/g, '$1$2')
