@@ -187,6 +187,27 @@ describe('console session', () => {
     expect((await api(t, 'POST', '/api/v1/users/abc/token', t.adminToken)).status).toBe(422);
   });
 
+  it('ends the sessions of an account when its token is rotated (a leaked token’s sessions with it), except the session that rotated it', async () => {
+    if (!t) return;
+    const u = await newUser(t);
+    const byToken = await signIn({ token: u.token });
+    const rotatedWithToken = await api(t, 'POST', '/api/v1/users/me/token', u.token);
+    expect(rotatedWithToken.status).toBe(200);
+    expect((await request('GET', '/api/v1/users/me', { cookie: byToken.cookie })).status).toBe(401);
+
+    const fresh = rotatedWithToken.body.data.token as string;
+    const mine = await signIn({ token: fresh });
+    const other = await signIn({ token: fresh });
+    const rotatedInSession = await request('POST', '/api/v1/users/me/token', { cookie: mine.cookie, csrf: mine.csrf });
+    expect(rotatedInSession.status).toBe(200);
+    expect((await request('GET', '/api/v1/users/me', { cookie: mine.cookie })).status).toBe(200);
+    expect((await request('GET', '/api/v1/users/me', { cookie: other.cookie })).status).toBe(401);
+
+    const reset = await api(t, 'POST', `/api/v1/users/${u.id}/token`, t.adminToken);
+    expect(reset.status).toBe(200);
+    expect((await request('GET', '/api/v1/users/me', { cookie: mine.cookie })).status).toBe(401);
+  });
+
   it('sets passwords: yourself with the current one (other sessions end), an admin for anyone; bad input is 422', async () => {
     if (!t) return;
     const u = await userWithPassword();

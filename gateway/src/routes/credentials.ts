@@ -34,10 +34,10 @@ export function credentialRoutes(deps: GatewayDeps): Router {
 
   deps.book.add(
     router,
-    { method: 'post', path: '/api/v1/users/:id/token', summary: 'A new user token, shown once; the old one stops working at once (yourself, or anyone as an admin)', tags, security: 'userToken', params: idParams, before, responses: { 200: { description: 'The new token', schema: envelope(userSchema.extend({ token: z.string() })) }, ...errors } },
+    { method: 'post', path: '/api/v1/users/:id/token', summary: "A new user token, shown once; the old one stops working at once, and so do the user's console sessions but the caller's own (yourself, or anyone as an admin)", tags, security: 'userToken', params: idParams, before, responses: { 200: { description: 'The new token', schema: envelope(userSchema.extend({ token: z.string() })) }, ...errors } },
     async ({ params }, req, res) => {
       const { actor } = userOf(res);
-      const out = await keys.rotateToken({ actor, accountId: target(params.id, actor.accountId) }, rpcFor(res));
+      const out = await keys.rotateToken({ actor, accountId: target(params.id, actor.accountId), keepSessionToken: sessionCookie(req) ?? '' }, rpcFor(res));
       forgetAccount(deps, out.account!.id);
       const whose = out.account!.id === actor.accountId ? 'their own user token' : `the user token of user ${out.account!.id}`;
       recordActivity(deps, req, res, { type: 'token.rotated', target_type: 'user', target_id: out.account!.id, summary: `rotated ${whose}` });

@@ -34,11 +34,17 @@ export async function setPassword(ctx: KeysContext, req: SetPasswordRequest): Pr
   return accountToMsg(updated);
 }
 
-/** A new user token, returned once; the old one stops working at once (its hash is replaced). */
+/**
+ * A new user token, returned once; the old one stops working at once (its hash is replaced), and so
+ * do the account's console sessions (one may have been opened with the leaked token), but the
+ * caller's own session when the caller rotates their own token.
+ */
 export async function rotateToken(ctx: KeysContext, req: RotateTokenRequest): Promise<RotateTokenResponse> {
   const row = await target(ctx, req, 'reset the user token');
+  const self = row.id === actorOf(req.actor).accountId;
   const token = newUserToken();
   const updated = await ctx.accounts.setToken(row.id, sha256Hex(token), token.slice(0, 7));
+  await ctx.sessions.deleteForAccount(row.id, self && req.keepSessionToken ? sha256Hex(req.keepSessionToken) : undefined);
   await ctx.events.changed('account', row.id, row.id);
   return { account: accountToMsg(updated), token };
 }

@@ -248,6 +248,8 @@ export interface SetPasswordRequest {
 export interface RotateTokenRequest {
   actor?: Actor | undefined;
   accountId: number;
+  /** The caller's own session, kept when the account's others are ended. */
+  keepSessionToken: string;
 }
 
 export interface RotateTokenResponse {
@@ -3451,7 +3453,7 @@ export const SetPasswordRequest: MessageFns<SetPasswordRequest> = {
 };
 
 function createBaseRotateTokenRequest(): RotateTokenRequest {
-  return { actor: undefined, accountId: 0 };
+  return { actor: undefined, accountId: 0, keepSessionToken: "" };
 }
 
 export const RotateTokenRequest: MessageFns<RotateTokenRequest> = {
@@ -3461,6 +3463,9 @@ export const RotateTokenRequest: MessageFns<RotateTokenRequest> = {
     }
     if (message.accountId !== 0) {
       writer.uint32(16).int32(message.accountId);
+    }
+    if (message.keepSessionToken !== "") {
+      writer.uint32(26).string(message.keepSessionToken);
     }
     return writer;
   },
@@ -3494,6 +3499,14 @@ export const RotateTokenRequest: MessageFns<RotateTokenRequest> = {
             message.accountId = reader.int32();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.keepSessionToken = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3514,6 +3527,11 @@ export const RotateTokenRequest: MessageFns<RotateTokenRequest> = {
         : isSet(object.account_id)
         ? globalThis.Number(object.account_id)
         : 0,
+      keepSessionToken: isSet(object.keepSessionToken)
+        ? globalThis.String(object.keepSessionToken)
+        : isSet(object.keep_session_token)
+        ? globalThis.String(object.keep_session_token)
+        : "",
     };
   },
 
@@ -3525,6 +3543,9 @@ export const RotateTokenRequest: MessageFns<RotateTokenRequest> = {
     if (message.accountId !== 0) {
       obj.accountId = Math.round(message.accountId);
     }
+    if (message.keepSessionToken !== "") {
+      obj.keepSessionToken = message.keepSessionToken;
+    }
     return obj;
   },
 
@@ -3535,6 +3556,7 @@ export const RotateTokenRequest: MessageFns<RotateTokenRequest> = {
     const message = createBaseRotateTokenRequest();
     message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
     message.accountId = object.accountId ?? 0;
+    message.keepSessionToken = object.keepSessionToken ?? "";
     return message;
   },
 };
