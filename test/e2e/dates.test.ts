@@ -2,6 +2,7 @@ import { startTestSystem, type TestSystem } from '../support/system';
 import { call, docsUser } from './docs-support';
 import { TASKS_TEST_ENV, newAccountWithKey, send } from './tasks-support';
 
+// Numbers in query strings and paths are decimal digits only, on every route (0x10, +5, 1.0, 1e2 are 422).
 // Every date and instant the API takes: a day that does not exist, or one outside 1970–9999, is a
 // 422 at its field (it was a 500 from the database, or moved silently to another day); the ends of
 // the range are answered.
@@ -48,6 +49,28 @@ describe('dates and instants in requests', () => {
     expect(far.status).toBe(201);
     expect(far.body.data.valid_until).toBe('9999-12-31T23:59:59.000Z');
     refusedAt(await call(t, 'PUT', `/api/v1/users/${far.body.data.id}`, admin.token, { valid_until: '0000-01-01T00:00:00Z' }), 'valid_until');
+  });
+
+  it('takes numbers in queries and paths as decimal digits only, on every route', async () => {
+    if (!t) return;
+    for (const bad of ['0x10', '%2B5', '1.0', '1e1', '-0', '']) {
+      for (const [path, field] of [
+        [`/api/v1/activity?limit=${bad}`, 'limit'],
+        [`/api/v1/activity?page=${bad}`, 'page'],
+        [`/api/v1/analytics/usage?limit=${bad}`, 'limit'],
+        [`/api/v1/analytics/usage?user_id=${bad}`, 'user_id'],
+        [`/api/v1/config/plugins/history?limit=${bad}`, 'limit'],
+        [`/api/v1/webhooks/1/deliveries?limit=${bad}`, 'limit'],
+        [`/api/v1/users/${bad === '' ? 'x' : bad}/token`, 'id'],
+      ] as const) {
+        const r = await call(t, path.endsWith('/token') ? 'POST' : 'GET', path, admin.token);
+        expect({ path, status: r.status, fields: (r.body.data?.errors ?? []).map((e: { loc: string[] }) => e.loc.at(-1)) }).toEqual({ path, status: 422, fields: [field] });
+      }
+    }
+    expect((await call(t, 'GET', '/api/v1/activity?limit=10&page=2', admin.token)).status).toBe(200);
+    const me = await newAccountWithKey(t);
+    expect((await send(t, 'GET', '/v1/account/task-stats?days=1e1', { key: me.token })).status).toBe(422);
+    expect((await send(t, 'GET', '/v1/account/task-stats?days=10', { key: me.token })).status).toBe(200);
   });
 
   it('task list: created_from in year 0 is refused; created_to on the last day of the range is answered', async () => {

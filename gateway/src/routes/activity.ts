@@ -8,10 +8,11 @@ import { sendEnvelope } from '../http/envelope';
 import { envelope } from './documents-schemas';
 import { rpcFor } from '../http/request-id';
 import { instantText } from '../http/instants';
+import { decimalInt } from '../http/form-numbers';
 import { instantMs } from '@tollgate/kit';
 
 const instant = instantText;
-const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max).openapi({ type: 'integer' });
+const int = decimalInt;
 
 const filters = {
   type: z.string().regex(/^[a-z]+(?:\.[a-z_]+)+$/, 'an activity type such as document.created').optional(),

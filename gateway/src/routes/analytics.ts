@@ -9,11 +9,12 @@ import { sendEnvelope } from '../http/envelope';
 import { envelope } from './documents-schemas';
 import { rpcFor } from '../http/request-id';
 import { calendarDate } from '../http/instants';
+import { decimalInt } from '../http/form-numbers';
 
 const DAY_MS = 86_400_000;
 const MAX_DAYS = { day: 366, hour: 31 } as const;
 const date = calendarDate;
-const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max).openapi({ type: 'integer' });
+const int = decimalInt;
 
 export const analyticsQuery = z
   .object({

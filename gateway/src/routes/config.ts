@@ -10,6 +10,7 @@ import { sendEnvelope } from '../http/envelope';
 import { envelope } from './documents-schemas';
 import { recordActivity } from '../activity/record-activity';
 import { rpcFor } from '../http/request-id';
+import { decimalInt } from '../http/form-numbers';
 
 const SUMMARIES: Record<ConfigSectionName, string> = {
   site: 'Site settings: name, description, base URL, default language, logo URL, contact',
@@ -98,7 +99,7 @@ export function configRoutes(deps: GatewayDeps): Router {
         summary: `Every version of the ${name} section, newest first, with who and when`,
         tags,
         security: 'userToken',
-        query: z.object({ page: z.coerce.number().int().min(1).max(100_000).optional(), limit: z.coerce.number().int().min(1).max(100).optional() }),
+        query: z.object({ page: decimalInt(1, 100_000).optional(), limit: decimalInt(1, 100).optional() }),
         before: anyUser,
         responses: { 200: { description: 'One page', schema: envelope(z.object({ entries: z.array(entry(schema)), page: z.number().int(), limit: z.number().int(), total: z.number().int() })) }, ...errors },
       },

@@ -11,8 +11,9 @@ import { envelope, userJson, userSchema } from './users';
 import { rpcFor } from '../http/request-id';
 import { ErrorCode, isAppError } from '@tollgate/kit';
 import { SignInLimiter } from '../limits/sign-in-limit';
+import { decimalInt } from '../http/form-numbers';
 
-const idParams = z.object({ id: z.union([z.literal('me'), z.coerce.number().int().min(1).max(2_147_483_647)]).openapi({ description: 'A user id, or `me`' }) });
+const idParams = z.object({ id: z.union([z.literal('me'), decimalInt(1, 2_147_483_647)]).openapi({ description: 'A user id, or `me`' }) });
 const passwordBody = z
   .object({
     password: z.string().max(256).openapi({ description: '8–256 characters; an empty string removes the password' }),

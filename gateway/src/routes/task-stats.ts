@@ -5,9 +5,10 @@ import { TaskStatus } from '@tollgate/kit';
 import type { GatewayDeps } from '../deps';
 import { requireUser, userOf } from '../auth/user-token';
 import { rpcFor } from '../http/request-id';
+import { decimalInt } from '../http/form-numbers';
 
 const statsQuery = z.object({
-  days: z.coerce.number().int().min(1).max(366).optional().openapi({ type: 'integer', description: 'The last N days (UTC, today included); default 30, at most 366' }),
+  days: decimalInt(1, 366).optional().openapi({ description: 'The last N days (UTC, today included); default 30, at most 366' }),
 });
 const statsSchema = z.object({
   account_id: z.number().int(),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import '../http/route-book';
 import type { Delivery, Webhook } from '@tollgate/protos/webhooks';
+import { decimalInt } from '../http/form-numbers';
 
 /** Event names a subscription may ask for (the tasks service checks the same list); "*" means all. */
 export const WEBHOOK_EVENTS = ['document.created', 'document.updated', 'document.deleted', 'document.restored', 'task.completed', 'task.failed', 'task.cancelled', 'ping'] as const;
@@ -31,7 +32,7 @@ export const updateWebhookBody = z
 export const webhookParams = z.object({ id: z.string().min(1).max(64) });
 export const deliveryParams = z.object({ id: z.string().min(1).max(64), delivery_id: z.string().min(1).max(64) });
 export const deliveriesQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(DELIVERIES_MAX_LIMIT).optional().openapi({ type: 'integer', description: `Default 50, at most ${DELIVERIES_MAX_LIMIT}` }),
+  limit: decimalInt(1, DELIVERIES_MAX_LIMIT).optional().openapi({ description: `Default 50, at most ${DELIVERIES_MAX_LIMIT}` }),
 });
 
 export const webhookSchema = z.object({
