@@ -78,6 +78,17 @@ describe('console session', () => {
     expect(r.body.data).toMatchObject({ user: { id: 1, permissions: { admin: true } }, csrf_token: s.csrf });
   });
 
+  it('answers a wrong method on the session with 405 and Allow, and a body that is not JSON with 415', async () => {
+    if (!t) return;
+    const put = await request('PUT', '/api/v1/session', { json: { token: 'x' } });
+    expect(put.status).toBe(405);
+    expect(put.headers.get('allow')).toBe('POST, GET, DELETE');
+    expect(put.body).toMatchObject({ code: 405, message: expect.stringContaining('not allowed') });
+    const form = await request('POST', '/api/v1/session', { form: { email: 'a@example.com', password: 'whatever1' } });
+    expect(form.status).toBe(415);
+    expect(form.body).toMatchObject({ code: 415, message: expect.stringContaining('application/json') });
+  });
+
   it('refuses wrong credentials with one 401 message, and bad bodies with 422', async () => {
     if (!t) return;
     const u = await userWithPassword();
