@@ -6,6 +6,7 @@ import { accessLog } from './http/access-log';
 import { deferBodyErrors } from './http/deferred-body';
 import { pathAliases } from './http/path-aliases';
 import { cors } from './http/cors';
+import { strictTransportSecurity } from './http/https-only';
 import { headerSizeLimit } from './http/header-size';
 import { scopedRouter } from './http/scoped-router';
 import { unknownRoute, wrongMethod } from './http/unknown-route';
@@ -29,6 +30,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   app.use(headerSizeLimit((path) => path.startsWith('/api/')));
   if (deps.recorder) app.use(deps.recorder.middleware());
   app.use(cors(config.CORS_ORIGINS));
+  app.use(strictTransportSecurity(config.HSTS_MAX_AGE_SECONDS));
   app.use(accessLog(log));
   // The docs API answers a wrong method after its authentication (routes/api-surface.ts).
   const wrongMethodHere = wrongMethod(deps.book, openAiResponderFor);

@@ -42,6 +42,11 @@ export const gatewayConfigSchema = z.object({
   NATS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).optional(),
   LOG_LEVEL: logLevel,
   HTTPS_ENABLED: envBool(true),
+  /**
+   * `Strict-Transport-Security: max-age=<this>` on HTTPS answers; 0 (the default) sends none, as the
+   * embedded default's self-signed certificate on 127.0.0.1 wants. Set it under a real name with a trusted certificate.
+   */
+  HSTS_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(63_072_000).default(0),
   /** Upstreams of provider-channel keys' passthrough: JSON `{"<name>": {"base_url", "api_key"?, "timeout_ms"?}}` (docs/passthrough.md). */
   PROVIDERS: providersEnv,
   /** Passthrough: longest silence from an upstream (no response, or no next chunk) before 504, in ms. */
