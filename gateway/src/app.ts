@@ -22,6 +22,8 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   const { config, log } = deps;
   const app = express();
   app.disable('x-powered-by');
+  // No ETag made from a body: an error's would read as the resource's; the routes that version something set their own.
+  app.set('etag', false);
   app.set('trust proxy', config.TRUST_PROXY);
   app.use(requestId);
   app.use(httpMetrics(app, (deps.metrics ??= createGatewayMetrics())));

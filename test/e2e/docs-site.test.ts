@@ -61,11 +61,20 @@ describe('docs API: configuration, rendering, activity, envelope', () => {
         expectEnvelope(r, 412);
       }
       expect((await send(t, 'GET', '/api/v1/config/site', { token: reader.token })).body.data.value.name).toBe('Tollgate docs');
+      // An error answer carries no ETag a client could take for the section's.
+      expect(stale.headers.get('etag')).toBeNull();
+      expect(missing.headers.get('etag')).toBeNull();
+      // A list matches when one of its tags is the section's current version (RFC 9110).
+      const listStale = await send(t, 'PUT', '/api/v1/config/site', { token: t.adminToken, body: value, headers: { 'if-match': '"site-0", "theme-1"' } });
+      expectEnvelope(listStale, 412);
+      const listed = await send(t, 'PUT', '/api/v1/config/site', { token: t.adminToken, body: value, headers: { 'if-match': '"site-0", "site-1"' } });
+      expectEnvelope(listed, 200);
+      expect(listed.headers.get('etag')).toBe('"site-2"');
 
       const history = await send(t, 'GET', '/api/v1/config/site/history', { token: reader.token });
       expectEnvelope(history, 200);
-      expect(history.body.data).toMatchObject({ total: 1, page: 1, limit: 20 });
-      expect(history.body.data.entries[0]).toMatchObject({ version: 1, updated_by: 1, value: { name: 'Tollgate docs' } });
+      expect(history.body.data).toMatchObject({ total: 2, page: 1, limit: 20 });
+      expect(history.body.data.entries[1]).toMatchObject({ version: 1, updated_by: 1, value: { name: 'Tollgate docs' } });
       expect(new Date(history.body.data.entries[0].updated_at).toISOString()).toBe(history.body.data.entries[0].updated_at);
     });
 

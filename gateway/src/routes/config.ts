@@ -28,10 +28,19 @@ function expectedVersion(req: Request, section: string, current: () => Promise<C
   const header = req.header('if-match');
   if (!header) throw new AppError(ErrorCode.PreconditionRequired, `If-Match is required: send the ETag of your last GET /api/v1/config/${section}`);
   if (header.trim() === '*') return current().then((s) => s.version);
+  const stale = () => new AppError(ErrorCode.PreconditionFailed, `If-Match ${header.slice(0, 200)} does not name the current version of the ${section} section; GET it again for its ETag`);
   // Strong comparison (RFC 9110): a weak tag or another spelling of the number matches no ETag this API sends.
-  const m = /^\s*"([a-z]+)-(0|[1-9]\d{0,9})"\s*$/.exec(header);
-  if (!m || m[1] !== section || Number(m[2]) > INT32_MAX) throw new AppError(ErrorCode.PreconditionFailed, `If-Match ${header} does not name a version of the ${section} section; GET it again for its ETag`);
-  return Number(m[2]);
+  const versions = header.split(',').flatMap((tag) => {
+    const m = /^\s*"([a-z]+)-(0|[1-9]\d{0,9})"\s*$/.exec(tag);
+    return m && m[1] === section && Number(m[2]) <= INT32_MAX ? [Number(m[2])] : [];
+  });
+  if (versions.length === 0) throw stale();
+  if (versions.length === 1) return versions[0];
+  // A list: the write is conditional on whichever of its versions is the current one.
+  return current().then((s) => {
+    if (!versions.includes(s.version)) throw stale();
+    return s.version;
+  });
 }
 
 const sectionJson = (s: ConfigSection) => ({ section: s.section, version: s.version, updated_by: s.updatedBy || null, updated_at: s.updatedAt || null, value: s.value ?? {} });
