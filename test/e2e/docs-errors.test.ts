@@ -45,6 +45,17 @@ describe('docs API: errors and permissions', () => {
     expectEnvelope(await t.httpsFetch(`${t.https}/api/v1/documents/${docId}/revisions/1/restore`, { method: 'POST', headers: { authorization: `Bearer ${writer.token}` } }).then(async (r) => ({ status: r.status, body: await r.json(), text: '', headers: r.headers }) as any), 200);
   });
 
+  it('counts tags after dropping duplicates: 22 with 2 repeated make 20 (201), 21 distinct are a 422', async () => {
+    if (!t) return;
+    const twenty = Array.from({ length: 20 }, (_, i) => `tag${i}`);
+    const created = await call(t, 'POST', '/api/v1/documents', writer.token, { title: 'Tagged', content: 'x', tags: [...twenty, 'tag3', ' tag7 '] });
+    expectEnvelope(created, 201);
+    expect(created.body.data.tags).toEqual(twenty);
+    const tooMany = await call(t, 'POST', '/api/v1/documents', writer.token, { title: 'Over-tagged', content: 'x', tags: [...twenty, 'tag20'] });
+    expectEnvelope(tooMany, 422);
+    expect(tooMany.body.data.errors[0].loc).toEqual(['body', 'tags']);
+  });
+
   it('lets docs_read read but not write, and neither without docs_read', async () => {
     if (!t) return;
     expectEnvelope(await call(t, 'GET', `/api/v1/documents/${docId}`, reader.token), 200);

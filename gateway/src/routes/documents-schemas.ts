@@ -14,7 +14,12 @@ const slug = z
   .max(DOC_LIMITS.slug)
   .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'lower-case letters, digits and single dashes')
   .openapi({ description: 'URL name; derived from the title when absent' });
-const tags = z.array(z.string().max(DOC_LIMITS.tag)).max(DOC_LIMITS.tags);
+/** Counted as the docs service keeps them: trimmed, empty ones and duplicates dropped (the raw list is bounded too). */
+const distinctTags = (list: string[]) => new Set(list.map((t) => t.trim()).filter((t) => t.length > 0)).size;
+const tags = z
+  .array(z.string().max(DOC_LIMITS.tag))
+  .max(DOC_LIMITS.tags * 10)
+  .refine((list) => distinctTags(list) <= DOC_LIMITS.tags, `at most ${DOC_LIMITS.tags} tags (after trimming and dropping duplicates)`);
 const status = z.enum(['draft', 'published']);
 
 export const createDocumentBody = z
