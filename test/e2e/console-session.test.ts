@@ -228,6 +228,10 @@ describe('console session', () => {
     expect(wrong.status).toBe(422);
     expect((await request('PUT', '/api/v1/users/me/password', { cookie: keep.cookie, csrf: keep.csrf, json: { password: 'short', current_password: u.password } })).status).toBe(422);
     expect((await request('PUT', '/api/v1/users/me/password', { cookie: keep.cookie, csrf: keep.csrf, json: { password: 7 } })).status).toBe(422);
+    const blank = await request('PUT', '/api/v1/users/me/password', { cookie: keep.cookie, csrf: keep.csrf, json: { password: ' '.repeat(12), current_password: u.password } });
+    expect(blank.status).toBe(422);
+    expect(blank.body.data.errors[0]).toMatchObject({ loc: ['body', 'password'] });
+    expect((await api(t, 'POST', '/api/v1/users', t.adminToken, { name: 'blank', email: `blank-${Date.now()}@example.com`, password: '\t'.repeat(9) })).status).toBe(422);
     const ok = await request('PUT', '/api/v1/users/me/password', { cookie: keep.cookie, csrf: keep.csrf, json: { password: 'a brand new one', current_password: u.password } });
     expect(ok.status).toBe(200);
     expect((await request('GET', '/api/v1/users/me', { cookie: keep.cookie })).status).toBe(200);

@@ -9,6 +9,7 @@ export const PASSWORD_MAX = 256;
 
 export function checkPassword(password: string): string {
   if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) throw AppError.field(['body', 'password'], `password must be ${PASSWORD_MIN}–${PASSWORD_MAX} characters`);
+  if (password.trim() === '') throw AppError.field(['body', 'password'], 'password must not be only whitespace');
   return password;
 }
 
