@@ -1,9 +1,11 @@
 import { spawn } from 'node:child_process';
+import net from 'node:net';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/db/embedded-postgres';
+import { findFreePort } from '../src/db/free-port';
 
 const FIXTURE = path.join(__dirname, 'fixtures', 'hold-embedded-postgres.ts');
 
@@ -81,5 +83,26 @@ describe('embedded PostgreSQL after its Tollgate process was killed', () => {
     started.push(pg);
     await expect(startEmbeddedPostgres({ dataDir })).rejects.toThrow(new RegExp(`in use by process ${process.pid}`));
     expect(await query(pg, 'SELECT 1 AS one')).toEqual([{ one: 1 }]);
+  }, 120_000);
+
+  it('starts on another free port when the one it picked is taken before PostgreSQL binds it', async () => {
+    const taker = net.createServer();
+    await new Promise<void>((r) => taker.listen(0, '127.0.0.1', r));
+    const takenPort = (taker.address() as net.AddressInfo).port;
+    try {
+      const picked: number[] = [];
+      const pickPort = async () => {
+        const port = picked.length === 0 ? takenPort : await findFreePort();
+        picked.push(port);
+        return port;
+      };
+      const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), pickPort });
+      started.push(pg);
+      expect(picked[0]).toBe(takenPort);
+      expect(pg.port).toBe(picked[1]);
+      expect(await query(pg, 'SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    } finally {
+      taker.close();
+    }
   }, 120_000);
 });

