@@ -84,6 +84,7 @@ describe('console session', () => {
     expect(put.status).toBe(405);
     expect(put.headers.get('allow')).toBe('POST, GET, DELETE');
     expect(put.body).toMatchObject({ code: 405, message: expect.stringContaining('not allowed') });
+    expect(put.headers.get('x-ratelimit-limit')).not.toBeNull();
     const form = await request('POST', '/api/v1/session', { form: { email: 'a@example.com', password: 'whatever1' } });
     expect(form.status).toBe(415);
     expect(form.body).toMatchObject({ code: 415, message: expect.stringContaining('application/json') });

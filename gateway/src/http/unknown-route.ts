@@ -1,17 +1,20 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { AppError, ErrorCode } from '@tollgate/kit';
 import type { RouteBook } from './route-book';
 import { sendError } from './errors';
 import { allows, routeMethods, routesAt } from './route-methods';
 
-/** Answers an error in a surface's own shape (e.g. the OpenAI error object). */
-export type ErrorResponder = (req: Request, res: Response, err: unknown) => void;
+/** Answers an error in a surface's own shape (e.g. the OpenAI error object), or passes it on to the router's error handlers. */
+export type ErrorResponder = (req: Request, res: Response, err: unknown, next: NextFunction) => void;
 
 const plainResponder: ErrorResponder = (_req, res, err) => sendError(res, err);
 
-function methodNotAllowed(req: Request, res: Response, path: string, allow: string[], respond: ErrorResponder = plainResponder): void {
+/** For a router whose error handlers add to every refusal (e.g. the docs API's rate-limit headers). */
+export const passOn: ErrorResponder = (_req, _res, err, next) => next(err);
+
+function methodNotAllowed(req: Request, res: Response, next: NextFunction, path: string, allow: string[], respond: ErrorResponder = plainResponder): void {
   res.setHeader('Allow', allow.join(', '));
-  respond(req, res, new AppError(ErrorCode.MethodNotAllowed, `${req.method} is not allowed on ${path}; allowed: ${allow.join(', ')}`));
+  respond(req, res, new AppError(ErrorCode.MethodNotAllowed, `${req.method} is not allowed on ${path}; allowed: ${allow.join(', ')}`), next);
 }
 
 /**
@@ -28,16 +31,16 @@ export function wrongMethod(book: RouteBook, respondFor?: (tags: Set<string>) =>
     const path = req.baseUrl + req.path;
     const { allow, tags } = at(path);
     if (allow.length === 0 || allows(allow, req.method)) return next();
-    methodNotAllowed(req, res, path, allow, respondFor?.(tags));
+    methodNotAllowed(req, res, next, path, allow, respondFor?.(tags));
   };
 }
 
 /** What no route answered: 405 with `Allow` when the path is served with other methods, else 404. */
 export function unknownRoute(book: RouteBook): RequestHandler {
   const methodsAt = routeMethods(book);
-  return (req, res) => {
+  return (req, res, next) => {
     const allow = methodsAt(req.path);
     if (allow.length === 0) return sendError(res, AppError.notFound(`no route for ${req.method} ${req.path}`));
-    methodNotAllowed(req, res, req.path, allow);
+    methodNotAllowed(req, res, next, req.path, allow);
   };
 }

@@ -13,7 +13,7 @@ import { SignInLimiter } from '../limits/sign-in-limit';
 import { docsRateLimitForRefused } from '../limits/docs-rate-limit';
 import { envelope, userJson, userSchema } from './users';
 import { rpcFor } from '../http/request-id';
-import { wrongMethod } from '../http/unknown-route';
+import { passOn, wrongMethod } from '../http/unknown-route';
 import { jsonBodyOnly } from '../http/json-body-only';
 
 const signInBody = z
@@ -45,7 +45,7 @@ export function sessionRoutes(deps: GatewayDeps): Router {
     next();
   };
   const json = deferBodyErrors(express.json({ limit: 16 * 1024, strict: true }));
-  router.use('/api/v1/session', surface, httpsOnly, wrongMethod(deps.book), jsonBodyOnly);
+  router.use('/api/v1/session', surface, httpsOnly, wrongMethod(deps.book, () => passOn), jsonBodyOnly);
   const { keys } = deps.upstreams;
 
   deps.book.add(
