@@ -31,6 +31,8 @@ export const gatewayConfigSchema = z.object({
   DOCS_RATE_LIMIT_PRO: z.coerce.number().int().positive().default(10_000),
   DOCS_RATE_LIMIT_ENTERPRISE: z.coerce.number().int().positive().default(100_000),
   GRPC_DEADLINE_MS: z.coerce.number().int().positive().default(10_000),
+  /** How long a streamed answer waits for a client that reads nothing before disconnecting it (its run then ends as a client that left). */
+  SSE_STALL_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   /** On stop, how long requests in flight may take to finish before their connections are closed (below Kubernetes' 30 s termination grace). */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(20_000),
   KEYS_GRPC_ADDR: address(50051),

@@ -110,21 +110,22 @@ export async function executeStream(deps: GatewayDeps, principal: KeyPrincipal, 
   if (held.length === 0) throw new AppError('INTERNAL', 'the tasks service ended the stream without a chunk');
 
   res.setHeader('X-Task-Number', held[0].taskNumber);
-  const sse = openSse(req, res);
+  const sse = openSse(req, res, { stallMs: deps.config.SSE_STALL_TIMEOUT_MS });
   // Who leaves mid-stream stops the run; the tasks service settles it (what was delivered is paid).
   sse.signal.addEventListener('abort', closed);
   try {
-    for (const chunk of held) sse.send(chunkJson(chunk));
+    // Each send waits while the client is behind: the gRPC stream, and the run behind it, wait with it.
+    for (const chunk of held) await sse.send(chunkJson(chunk));
     for (;;) {
       const next = await iterator.next();
       if (next.done) break;
-      sse.send(chunkJson(next.value));
+      await sse.send(chunkJson(next.value));
     }
-    sse.send('[DONE]');
+    await sse.send('[DONE]');
   } catch (err) {
     if (sse.closed) return;
     const e = toAppError(err);
-    sse.send({ error: { message: e.message, type: e.code.toLowerCase(), code: httpStatusFor[e.code] } });
+    await sse.send({ error: { message: e.message, type: e.code.toLowerCase(), code: httpStatusFor[e.code] } });
   }
   sse.end();
 }

@@ -26,9 +26,10 @@ export async function taskEvents(deps: GatewayDeps, actor: Actor, taskNumber: st
   const watcher = await deps.bus.watch<TaskStatusEvent>(taskStatusSubject(taskNumber), (m) => (deliver ? deliver(m.data) : pending.push(m.data)));
   try {
     const task = await deps.upstreams.tasks.getTask({ actor, taskNumber }, rpcFor(res));
-    const sse = openSse(req, res);
+    // A few small events per task: they are not awaited (a client that reads nothing is still disconnected after the stall time).
+    const sse = openSse(req, res, { stallMs: deps.config.SSE_STALL_TIMEOUT_MS });
     const snapshot = taskJson(task);
-    sse.send({ task_number: taskNumber, status: snapshot.status, task_progress: snapshot.task_progress, task_result: snapshot.task_result, comments: snapshot.comments, at: snapshot.updated_at }, 'status');
+    void sse.send({ task_number: taskNumber, status: snapshot.status, task_progress: snapshot.task_progress, task_result: snapshot.task_result, comments: snapshot.comments, at: snapshot.updated_at }, 'status');
     if (isFinal(snapshot.status)) return sse.end();
 
     await new Promise<void>((resolve) => {
@@ -36,7 +37,7 @@ export async function taskEvents(deps: GatewayDeps, actor: Actor, taskNumber: st
       let ending = false;
       deliver = (e) => {
         if (ending || sse.closed || e.at <= snapshot.updated_at) return;
-        if (!isFinal(e.status)) return sse.send({ task_number: taskNumber, status: e.status, task_progress: e.task_progress ?? null, at: e.at }, 'status');
+        if (!isFinal(e.status)) return void sse.send({ task_number: taskNumber, status: e.status, task_progress: e.task_progress ?? null, at: e.at }, 'status');
         ending = true;
         deps.upstreams.tasks
           .getTask({ actor, taskNumber })

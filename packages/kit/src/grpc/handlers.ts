@@ -125,14 +125,22 @@ function unaryAdapter(handler: UnaryHandler<MethodDefinition>, log: Logger, path
   };
 }
 
+/** What lets a server stream's writer go on: room again, or the end of the call. */
+const ENDING_EVENTS = ['drain', 'cancelled', 'close', 'error'] as const;
+
 function streamAdapter(handler: StreamHandler<MethodDefinition>, log: Logger, path: string) {
   return (call: ServerWritableStream<unknown, unknown>) => {
     const { ctx, answered } = contextFor(call, log, path);
     const send = (message: unknown) =>
       new Promise<void>((resolve) => {
         if (call.cancelled || call.destroyed) return resolve();
-        if (call.write(message)) resolve();
-        else call.once('drain', () => resolve());
+        if (call.write(message)) return resolve();
+        // Full: wait for the client to read, or for the call to end (a cancelled call never drains).
+        const go = () => {
+          for (const event of ENDING_EVENTS) call.off(event, go);
+          resolve();
+        };
+        for (const event of ENDING_EVENTS) call.on(event, go);
       });
     started(() => handler(call.request as never, send as never, ctx)).then(
       () => {
