@@ -162,6 +162,11 @@ describe('sync execution', () => {
       const other = await newAccountWithKey(t);
       expect((await send(t, 'POST', '/v1/agent/', { key, body: { app_id: 'demo-agent', api_key: other.key, call_params: { query: 'x' } } })).status).toBe(401);
       expect((await send(t, 'POST', '/v1/agent/', { body: { app_id: 'demo-agent', call_params: { query: 'x' } } })).status).toBe(401);
+      // Longer than any key: refused as a field (the limits table), with or without the header.
+      for (const withHeader of [true, false]) {
+        const long = await send(t, 'POST', '/v1/agent/', { key: withHeader ? key : undefined, body: { app_id: 'demo-agent', api_key: `ak-${'x'.repeat(5_000)}`, call_params: { query: 'x' } } });
+        expect({ withHeader, status: long.status, loc: long.body.detail?.[0]?.loc }).toEqual({ withHeader, status: 422, loc: ['body', 'api_key'] });
+      }
       expect((await send(t, 'POST', '/v1/agent/', { key, body: { app_id: 'demo-chatbot', call_params: { query: 'x' } } })).status).toBe(404);
     });
   });

@@ -4,7 +4,7 @@ import type { GatewayDeps } from '../deps';
 import { principalOf, requireApiKey } from '../auth/api-key';
 import { countExecution } from '../metrics/executions';
 import { executeAsync, executeJson, executeStream, idempotencyKeyOf } from './tasks-execute';
-import { agentVariantBody, appPath, completionSchema, executeAsyncBody, executeBody, submissionSchema, taskErrors } from './tasks-schemas';
+import { MAX_BODY_API_KEY_CHARS, agentVariantBody, appPath, completionSchema, executeAsyncBody, executeBody, submissionSchema, taskErrors } from './tasks-schemas';
 
 /**
  * The variant's body `api_key`: used as the credential when no Authorization header is sent;
@@ -14,6 +14,7 @@ const bodyApiKey: RequestHandler = (req, _res, next) => {
   const key = (req.body as { api_key?: unknown } | undefined)?.api_key;
   if (key !== undefined && key !== null && typeof key !== 'string') throw AppError.field(['body', 'api_key'], 'api_key must be a string', 'string_type');
   if (typeof key !== 'string' || key === '') return next();
+  if (key.length > MAX_BODY_API_KEY_CHARS) throw AppError.field(['body', 'api_key'], `api_key must be at most ${MAX_BODY_API_KEY_CHARS} characters`, 'too_big');
   const header = req.headers.authorization;
   if (!header) {
     req.headers.authorization = `Bearer ${key}`;
