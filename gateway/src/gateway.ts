@@ -41,6 +41,14 @@ function listen(server: Server, port: number, host: string): Promise<number> {
   });
 }
 
+/**
+ * Node keeps 2,000 header lines by default and drops the rest unseen (the head-size limit could not
+ * count them, nor a route read one): keep all of them; the parser's byte limit bounds them anyway.
+ */
+function keepEveryHeader(server: Server): void {
+  server.maxHeadersCount = 0;
+}
+
 /** How often a stopping server closes the connections that fell idle. */
 const IDLE_SWEEP_MS = 50;
 
@@ -79,6 +87,7 @@ export async function startGateway(config: GatewayConfig, log: Logger, shared: {
   let httpsUrl: string | undefined;
   if (tls) {
     const https = createHttpsServer({ cert: tls.cert, key: tls.key, maxHeaderSize: PARSER_MAX_HEADER_BYTES, ...messages }, app) as unknown as Server;
+    keepEveryHeader(https);
     answerParserErrors(https, deps, log);
     const httpsPort = await listen(https, config.HTTPS_PORT, config.HOST);
     servers.push(https);
@@ -86,6 +95,7 @@ export async function startGateway(config: GatewayConfig, log: Logger, shared: {
     httpsUrl = `https://${displayHost}:${httpsPort}`;
   }
   const http = createHttpServer({ maxHeaderSize: PARSER_MAX_HEADER_BYTES, ...messages }, app);
+  keepEveryHeader(http);
   answerParserErrors(http, deps, log);
   const httpPort = await listen(http, config.PORT, config.HOST);
   servers.push(http);
