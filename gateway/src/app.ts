@@ -4,6 +4,7 @@ import { errorHandler, sendError } from './http/errors';
 import { requestId } from './http/request-id';
 import { accessLog } from './http/access-log';
 import { deferBodyErrors } from './http/deferred-body';
+import { refuseDeclaredOversize } from './http/declared-length';
 import { pathAliases } from './http/path-aliases';
 import { cors } from './http/cors';
 import { strictTransportSecurity } from './http/https-only';
@@ -38,6 +39,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   const wrongMethodHere = wrongMethod(deps.book, openAiResponderFor);
   app.use((req, res, next) => (req.path.startsWith('/api/') ? next() : wrongMethodHere(req, res, next)));
   for (const router of rawBodyRoutes(deps)) app.use(scopedRouter(router));
+  app.use(refuseDeclaredOversize((path) => (path.startsWith('/api/v1/documents/bulk') ? config.BULK_BODY_LIMIT_BYTES : path.startsWith('/api/v1/documents') ? config.DOCUMENT_BODY_LIMIT_BYTES : config.BODY_LIMIT_BYTES)));
   app.use('/api/v1/documents/bulk', deferBodyErrors(express.json({ limit: config.BULK_BODY_LIMIT_BYTES, strict: false, type: JSON_TYPES })));
   app.use('/api/v1/documents', deferBodyErrors(express.json({ limit: config.DOCUMENT_BODY_LIMIT_BYTES, strict: false, type: JSON_TYPES })));
   app.use(deferBodyErrors(express.json({ limit: config.BODY_LIMIT_BYTES, strict: false, type: JSON_TYPES })));

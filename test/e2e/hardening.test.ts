@@ -99,6 +99,15 @@ describe('no request can hurt another', () => {
     const manyHeaders = await rawExchange(t.http, `GET /v1/task-query/x HTTP/1.1\r\nHost: x\r\n${'a: b\r\n'.repeat(1_100)}X-Big: ${'v'.repeat(20 * 1024)}\r\n\r\n`);
     expect(manyHeaders.status).toBe(431);
     expect(typeof bigPath.body.detail).toBe('string');
+    // A body declared over the limit is refused from its Content-Length, not after it was uploaded (none is sent here).
+    for (const path of ['/v1/agent/demo-agent/sync', '/v1/task-query/list', '/apikeys/create']) {
+      const declared = await rawExchange(t.http, `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2000000\r\n\r\n`);
+      expect({ path, status: declared.status, connection: declared.headers.connection }).toEqual({ path, status: 413, connection: 'close' });
+      expect(typeof declared.body.detail).toBe('string');
+    }
+    const declaredDoc = await rawExchange(t.https, `POST /api/v1/documents HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.adminToken}\r\nContent-Type: application/json\r\nContent-Length: 20000000\r\n\r\n`, true);
+    expect(declaredDoc.status).toBe(413);
+    expect(declaredDoc.body).toMatchObject({ code: 413, data: {} });
     // The server still answers after all of that.
     expect((await send(t, 'POST', '/v1/agent/demo-agent/sync', { key: victim.key, body: hello() })).status).toBe(200);
   });
