@@ -33,16 +33,21 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   app.use(headerSizeLimit((path) => path.startsWith('/api/')));
   if (deps.recorder) app.use(deps.recorder.middleware());
   app.use(cors(config.CORS_ORIGINS));
-  app.use(strictTransportSecurity(config.HSTS_MAX_AGE_SECONDS));
+  if (config.HSTS_MAX_AGE_SECONDS > 0) app.use(strictTransportSecurity(config.HSTS_MAX_AGE_SECONDS));
   app.use(accessLog(log));
   // The docs API answers a wrong method after its authentication (routes/api-surface.ts).
   const wrongMethodHere = wrongMethod(deps.book, openAiResponderFor);
   app.use((req, res, next) => (req.path.startsWith('/api/') ? next() : wrongMethodHere(req, res, next)));
   for (const router of rawBodyRoutes(deps)) app.use(scopedRouter(router));
-  app.use(refuseDeclaredOversize((path) => (path.startsWith('/api/v1/documents/bulk') ? config.BULK_BODY_LIMIT_BYTES : path.startsWith('/api/v1/documents') ? config.DOCUMENT_BODY_LIMIT_BYTES : config.BODY_LIMIT_BYTES)));
-  app.use('/api/v1/documents/bulk', deferBodyErrors(express.json({ limit: config.BULK_BODY_LIMIT_BYTES, strict: false, type: JSON_TYPES })));
-  app.use('/api/v1/documents', deferBodyErrors(express.json({ limit: config.DOCUMENT_BODY_LIMIT_BYTES, strict: false, type: JSON_TYPES })));
-  app.use(deferBodyErrors(express.json({ limit: config.BODY_LIMIT_BYTES, strict: false, type: JSON_TYPES })));
+  // The largest JSON body of a path, most specific first: the first parser that matches reads the body.
+  const jsonLimits: Array<[mount: string, limit: number]> = [
+    ['/api/v1/documents/bulk', config.BULK_BODY_LIMIT_BYTES],
+    ['/api/v1/documents', config.DOCUMENT_BODY_LIMIT_BYTES],
+    ['/', config.BODY_LIMIT_BYTES],
+  ];
+  const mountedAt = (path: string, mount: string) => mount === '/' || path === mount || path.startsWith(`${mount}/`);
+  app.use(refuseDeclaredOversize((path) => jsonLimits.find(([mount]) => mountedAt(path, mount))![1]));
+  for (const [mount, limit] of jsonLimits) app.use(mount, deferBodyErrors(express.json({ limit, strict: false, type: JSON_TYPES })));
   app.use(deferBodyErrors(express.urlencoded({ limit: config.BODY_LIMIT_BYTES, extended: false })));
   for (const router of parsedBodyRoutes(deps)) app.use(scopedRouter(router));
   app.use(unknownRoute(deps.book));

@@ -201,7 +201,7 @@ describe('API key authentication order', () => {
       const { createGrpcClient } = await import('@tollgate/kit');
       const direct = createGrpcClient(KeysClient, t.system.services.keys.address);
       try {
-        await direct.updateKey({ actor: { accountId: user.id, isAdmin: false, apiKeyId: 0 }, apiKeyId: key.id, status: '禁用', usedQuota: '0' });
+        await direct.updateKey({ actor: { accountId: user.id, isAdmin: false, apiKeyId: 0 }, apiKeyId: key.id, status: '禁用' });
       } finally {
         direct.close();
       }

@@ -10,11 +10,11 @@ export const httpsOnly: RequestHandler = (req, _res, next) => {
   next(new AppError(ErrorCode.PermissionDenied, 'HTTPS is required: this API does not accept plain HTTP requests', { reason: 'https_required' }));
 };
 
-/** HSTS on every HTTPS answer when configured (`maxAgeSeconds` > 0): browsers then never try plain HTTP first. */
+/** HSTS on every HTTPS answer: browsers then never try plain HTTP first. */
 export function strictTransportSecurity(maxAgeSeconds: number): RequestHandler {
   const value = `max-age=${maxAgeSeconds}`;
   return (req, res, next) => {
-    if (maxAgeSeconds > 0 && req.secure) res.setHeader('Strict-Transport-Security', value);
+    if (req.secure) res.setHeader('Strict-Transport-Security', value);
     next();
   };
 }

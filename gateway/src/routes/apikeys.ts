@@ -181,8 +181,6 @@ export function apiKeyRoutes(deps: GatewayDeps): Router {
         group: body.group,
         rpmLimit: limitValue(body.rpm_limit),
         concurrencyLimit: limitValue(body.concurrency_limit),
-        // The keys service has billing refuse a quota below used + reserved, under the admissions' lock.
-        usedQuota: '',
       }, rpcFor(res));
       const used = (await usedQuotaOf(deps, [key.id])).get(key.id);
       deps.keyCache?.invalidate('key', key.id);

@@ -141,11 +141,7 @@ export interface UpdateKeyRequest {
   comments?: string | undefined;
   group?: string | undefined;
   rpmLimit?: number | undefined;
-  concurrencyLimit?:
-    | number
-    | undefined;
-  /** No longer read: the keys service has billing refuse a quota below used + reserved (SetKeyQuota). */
-  usedQuota: string;
+  concurrencyLimit?: number | undefined;
 }
 
 export interface DeleteKeyRequest {
@@ -1800,7 +1796,6 @@ function createBaseUpdateKeyRequest(): UpdateKeyRequest {
     group: undefined,
     rpmLimit: undefined,
     concurrencyLimit: undefined,
-    usedQuota: "",
   };
 }
 
@@ -1835,9 +1830,6 @@ export const UpdateKeyRequest: MessageFns<UpdateKeyRequest> = {
     }
     if (message.concurrencyLimit !== undefined) {
       writer.uint32(80).int32(message.concurrencyLimit);
-    }
-    if (message.usedQuota !== "") {
-      writer.uint32(90).string(message.usedQuota);
     }
     return writer;
   },
@@ -1935,14 +1927,6 @@ export const UpdateKeyRequest: MessageFns<UpdateKeyRequest> = {
             message.concurrencyLimit = reader.int32();
             continue;
           }
-          case 11: {
-            if (tag !== 90) {
-              break;
-            }
-
-            message.usedQuota = reader.string();
-            continue;
-          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1983,11 +1967,6 @@ export const UpdateKeyRequest: MessageFns<UpdateKeyRequest> = {
         : isSet(object.concurrency_limit)
         ? globalThis.Number(object.concurrency_limit)
         : undefined,
-      usedQuota: isSet(object.usedQuota)
-        ? globalThis.String(object.usedQuota)
-        : isSet(object.used_quota)
-        ? globalThis.String(object.used_quota)
-        : "",
     };
   },
 
@@ -2023,9 +2002,6 @@ export const UpdateKeyRequest: MessageFns<UpdateKeyRequest> = {
     if (message.concurrencyLimit !== undefined) {
       obj.concurrencyLimit = Math.round(message.concurrencyLimit);
     }
-    if (message.usedQuota !== "") {
-      obj.usedQuota = message.usedQuota;
-    }
     return obj;
   },
 
@@ -2044,7 +2020,6 @@ export const UpdateKeyRequest: MessageFns<UpdateKeyRequest> = {
     message.group = object.group ?? undefined;
     message.rpmLimit = object.rpmLimit ?? undefined;
     message.concurrencyLimit = object.concurrencyLimit ?? undefined;
-    message.usedQuota = object.usedQuota ?? "";
     return message;
   },
 };
