@@ -35,6 +35,12 @@ export const gatewayConfigSchema = z.object({
   SSE_STALL_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   /** On stop, how long requests in flight may take to finish before their connections are closed (below Kubernetes' 30 s termination grace). */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(20_000),
+  /** How long a client may take to send a whole request, headers and body, before a 408 and the connection closed. */
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(120_000),
+  /** Open client connections of both listeners together; 0 (the default): three quarters of the process's open-files limit, at least 1,024 descriptors kept free. */
+  MAX_CONNECTIONS: z.coerce.number().int().min(0).default(0),
+  /** Open connections from one client address; a trusted proxy's address (TRUST_PROXY) is not limited. */
+  MAX_CONNECTIONS_PER_CLIENT: z.coerce.number().int().positive().default(2_048),
   KEYS_GRPC_ADDR: address(50051),
   BILLING_GRPC_ADDR: address(50052),
   TASKS_GRPC_ADDR: address(50053),

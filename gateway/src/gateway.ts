@@ -13,6 +13,7 @@ import { RequestRecorder } from './analytics/request-recorder';
 import { answerParserErrors } from './http/client-error';
 import { PARSER_MAX_HEADER_BYTES } from './http/header-size';
 import { appMessageClasses } from './http/app-prototypes';
+import { connectionLimiter, defaultTotalConnections, openFilesLimit } from './http/connection-limits';
 
 export interface GatewayHandle {
   httpUrl: string;
@@ -32,9 +33,17 @@ const LISTEN_BACKLOG = 4096;
  */
 const KEEP_ALIVE_MS = 65_000;
 
+/** Timeouts of receiving a request; the server checks them every `checkEveryMs` (a creation option). */
+function requestTimeouts(requestTimeoutMs: number) {
+  return {
+    requestTimeout: requestTimeoutMs,
+    headersTimeout: Math.min(KEEP_ALIVE_MS + 1_000, requestTimeoutMs),
+    connectionsCheckingInterval: Math.min(5_000, Math.max(250, Math.floor(requestTimeoutMs / 4))),
+  };
+}
+
 function listen(server: Server, port: number, host: string): Promise<number> {
   server.keepAliveTimeout = KEEP_ALIVE_MS;
-  server.headersTimeout = KEEP_ALIVE_MS + 1_000;
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => resolve((server.address() as AddressInfo).port));
@@ -84,19 +93,24 @@ export async function startGateway(config: GatewayConfig, log: Logger, shared: {
   // TLS material first: once the HTTP listener answers /readyz, HTTPS must be up too.
   const tls = config.HTTPS_ENABLED ? await loadTlsMaterial({ certFile: config.TLS_CERT_FILE, keyFile: config.TLS_KEY_FILE, dataDir: config.TOLLGATE_DATA_DIR, log }) : undefined;
   const servers: Server[] = [];
+  const timeouts = requestTimeouts(config.REQUEST_TIMEOUT_MS);
+  const trustProxy = app.get('trust proxy fn') as (address: string, hop: number) => boolean;
+  const connections = connectionLimiter({ total: config.MAX_CONNECTIONS || defaultTotalConnections(openFilesLimit()), perClient: config.MAX_CONNECTIONS_PER_CLIENT }, (address) => trustProxy(address, 0), log);
   let httpsUrl: string | undefined;
   if (tls) {
-    const https = createHttpsServer({ cert: tls.cert, key: tls.key, maxHeaderSize: PARSER_MAX_HEADER_BYTES, ...messages }, app) as unknown as Server;
+    const https = createHttpsServer({ cert: tls.cert, key: tls.key, maxHeaderSize: PARSER_MAX_HEADER_BYTES, ...timeouts, ...messages }, app) as unknown as Server;
     keepEveryHeader(https);
     answerParserErrors(https, deps, log);
+    connections.watch(https);
     const httpsPort = await listen(https, config.HTTPS_PORT, config.HOST);
     servers.push(https);
     deps.httpsPort = httpsPort;
     httpsUrl = `https://${displayHost}:${httpsPort}`;
   }
-  const http = createHttpServer({ maxHeaderSize: PARSER_MAX_HEADER_BYTES, ...messages }, app);
+  const http = createHttpServer({ maxHeaderSize: PARSER_MAX_HEADER_BYTES, ...timeouts, ...messages }, app);
   keepEveryHeader(http);
   answerParserErrors(http, deps, log);
+  connections.watch(http);
   const httpPort = await listen(http, config.PORT, config.HOST);
   servers.push(http);
   const tlsCert = tls?.cert;
