@@ -41,6 +41,28 @@ describe('bad input never becomes a 500', () => {
     expect(await doc.json()).toMatchObject({ code: 422, data: { errors: [{ loc: ['body', 'title'], type: 'string_nul' }] } });
   });
 
+  it('refuses numbers JSON cannot hold (1e309 parses to Infinity) with 422 naming the field, instead of storing null', async () => {
+    if (!t) return;
+    for (const [raw, loc] of [
+      ['{"messages":[{"role":"user","content":"hi"}],"call_params":{"x":1e309}}', ['body', 'call_params', 'x']],
+      ['{"messages":[{"role":"user","content":"hi"}],"temperature":-1e400}', ['body', 'temperature']],
+    ] as const) {
+      const r = await send(t, 'POST', '/v1/agent/demo-agent/async', { key: me.key, raw });
+      expect(r.status).toBe(422);
+      expect(r.body.detail[0]).toMatchObject({ loc, type: 'number_out_of_range' });
+    }
+    const doc = await t.httpsFetch(`${t.https}/api/v1/documents`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${me.token}`, 'content-type': 'application/json' },
+      body: '{"title":"t","content":"x","category":"c","metadata":{"n":1e999}}',
+    });
+    expect(doc.status).toBe(422);
+    expect(await doc.json()).toMatchObject({ code: 422, data: { errors: [{ loc: ['body', 'metadata', 'n'], type: 'number_out_of_range' }] } });
+    // The largest finite double still passes.
+    const fine = await send(t, 'POST', '/v1/agent/demo-agent/async', { key: me.key, raw: '{"messages":[{"role":"user","content":"hi"}],"call_params":{"x":1.7976931348623157e308}}' });
+    expect(fine.status).toBe(200);
+  });
+
   it('refuses numbers beyond 32 bits with 422: max_tokens on every execution form, the task list page', async () => {
     if (!t) return;
     for (const path of ['/v1/agent/demo-agent/sync', '/v1/agent/demo-agent/async']) {
