@@ -78,6 +78,15 @@ describe('bad input never becomes a 500', () => {
     }
   });
 
+  it('refuses an empty status list on the task list, rather than reading it as every status', async () => {
+    if (!t) return;
+    const empty = await send(t, 'POST', '/v1/task-query/list', { key: me.key, body: { status: [] } });
+    expect(empty.status).toBe(422);
+    expect(empty.body.detail[0].loc).toEqual(['body', 'status']);
+    const some = await send(t, 'POST', '/v1/task-query/list', { key: me.key, body: { status: ['已完成', '已报错'] } });
+    expect(some.status).toBe(200);
+  });
+
   it('refuses deeply nested call_params with 422', async () => {
     if (!t) return;
     const res = await send(t, 'POST', '/v1/agent/demo-agent/sync', { key: me.key, body: { ...hello(), call_params: nested(60) } });

@@ -60,7 +60,7 @@ export const batchQueryBody = z.object({ task_numbers: z.array(taskNumber).min(1
 export const listQueryBody = z.object({
   page: z.number().int().min(1).max(INT32_MAX).default(1),
   page_size: z.number().int().min(1).max(100).default(20),
-  status: z.union([z.enum(statuses), z.array(z.enum(statuses))]).optional(),
+  status: z.union([z.enum(statuses), z.array(z.enum(statuses)).min(1).max(statuses.length)]).optional().describe('one status or a list of 1–6; omitted: every status'),
   kind: z.enum(TASK_KINDS).optional(),
   app_id: appId.optional(),
   created_from: createdBound('from'),
