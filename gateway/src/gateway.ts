@@ -10,7 +10,7 @@ import type { GatewayDeps } from './deps';
 import { RouteBook } from './http/route-book';
 import { watchedCaches } from './auth/key-cache';
 import { RequestRecorder } from './analytics/request-recorder';
-import { answerParserErrors } from './http/client-error';
+import { answerParserErrors, answerUnmetExpectations } from './http/client-error';
 import { PARSER_MAX_HEADER_BYTES } from './http/header-size';
 import { appMessageClasses } from './http/app-prototypes';
 import { connectionLimiter, defaultTotalConnections, openFilesLimit } from './http/connection-limits';
@@ -101,6 +101,7 @@ export async function startGateway(config: GatewayConfig, log: Logger, shared: {
     const https = createHttpsServer({ cert: tls.cert, key: tls.key, maxHeaderSize: PARSER_MAX_HEADER_BYTES, ...timeouts, ...messages }, app) as unknown as Server;
     keepEveryHeader(https);
     answerParserErrors(https, deps, log);
+    answerUnmetExpectations(https, deps, log);
     connections.watch(https);
     const httpsPort = await listen(https, config.HTTPS_PORT, config.HOST);
     servers.push(https);
@@ -110,6 +111,7 @@ export async function startGateway(config: GatewayConfig, log: Logger, shared: {
   const http = createHttpServer({ maxHeaderSize: PARSER_MAX_HEADER_BYTES, ...timeouts, ...messages }, app);
   keepEveryHeader(http);
   answerParserErrors(http, deps, log);
+  answerUnmetExpectations(http, deps, log);
   connections.watch(http);
   const httpPort = await listen(http, config.PORT, config.HOST);
   servers.push(http);

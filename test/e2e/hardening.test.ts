@@ -126,6 +126,22 @@ describe('no request can hurt another', () => {
     expect(badChunk.headers['x-ratelimit-remaining']).toBeDefined();
   });
 
+  it('answers an Expect it cannot meet with 417 in the surface shape, and still does 100-continue', async () => {
+    if (!t) return;
+    const body = JSON.stringify(hello());
+    const task = await rawExchange(t.http, `POST /v1/agent/demo-agent/sync HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    expect(task.status).toBe(417);
+    expect(task.body).toEqual({ detail: 'the expectation "200-ok" cannot be met; only 100-continue is supported' });
+    expect(task.headers['x-request-id']).toBeTruthy();
+    expect(task.headers.connection).toBe('close');
+    const docs = await rawExchange(t.https, 'GET /api/v1/documents HTTP/1.1\r\nHost: x\r\nExpect: something\r\n\r\n', true);
+    expect(docs.status).toBe(417);
+    expect(docs.body).toMatchObject({ code: 417, data: {} });
+    expect(Number(docs.headers['x-ratelimit-limit'])).toBeGreaterThan(0);
+    const continued = await rawExchange(t.http, `POST /v1/agent/demo-agent/sync HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nAuthorization: Bearer ${victim.key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+    expect(continued.text).toMatch(/^HTTP\/1\.1 100 Continue/);
+  });
+
   it('refuses loose numbers in the key forms', async () => {
     if (!t) return;
     for (const [field, value] of [

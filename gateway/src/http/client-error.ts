@@ -70,3 +70,24 @@ export function answerParserErrors(server: Server, deps: GatewayDeps, log: Logge
     });
   });
 }
+
+/**
+ * An `Expect` other than `100-continue` (which Node answers itself) cannot be met: 417 in the
+ * surface's shape, instead of Node's bare 417, and the connection closed (a body may follow).
+ */
+export function answerUnmetExpectations(server: Server, deps: GatewayDeps, log: Logger): void {
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    const requestId = newRequestId();
+    const message = `the expectation "${String(req.headers.expect).slice(0, 100)}" cannot be met; only 100-continue is supported`;
+    log.debug({ requestId, expect: req.headers.expect }, 'unsupported Expect refused');
+    const answer = (headers: Record<string, string>, body: string) => {
+      res.shouldKeepAlive = false;
+      res.writeHead(417, { ...headers, [REQUEST_ID_HEADER]: requestId, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(body)) });
+      res.end(body);
+    };
+    if (!(req.url ?? '').startsWith('/api')) return answer({}, JSON.stringify({ detail: message }));
+    void refusedRequestRateHeaders(deps, req.socket.remoteAddress ?? 'unknown').then((rate) =>
+      answer(rate, JSON.stringify({ code: 417, message, data: {}, timestamp: new Date().toISOString(), request_id: requestId })),
+    );
+  });
+}
