@@ -1,6 +1,7 @@
 import { credentials, InterceptingCall, ListenerBuilder, Metadata, RequesterBuilder, type CallOptions, type Client, type ClientReadableStream, type ClientUnaryCall, type Interceptor, type ServiceError } from '@grpc/grpc-js';
 import { REQUEST_ID_HEADER } from '../context/request-context';
 import { fromGrpcError } from './status-map';
+import { fixAsyncResourceBind } from './async-resource-bind';
 
 export interface CallSettings {
   /** Deadline for this call; every call has one. */
@@ -67,6 +68,7 @@ function deadlineFor(timeoutMs: number, inherited: number | undefined): number {
  * gRPC errors come back as the AppError the server threw.
  */
 export function createGrpcClient<C extends Client>(Ctor: ClientCtor<C>, address: string, defaults: { timeoutMs?: number } = {}): GrpcClient<C> {
+  fixAsyncResourceBind();
   const raw = new Ctor(address, credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 30_000,
     // A restarted service is called again within about a second of its return: the backoff between

@@ -1,4 +1,5 @@
 import { Server, ServerCredentials, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { fixAsyncResourceBind } from './async-resource-bind';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from 'pino';
 
@@ -26,6 +27,7 @@ export interface RunningGrpcServer {
 }
 
 export async function startGrpcServer(options: GrpcServerOptions): Promise<RunningGrpcServer> {
+  fixAsyncResourceBind();
   const { name, host = '127.0.0.1', log, shutdownGraceMs = 10_000 } = options;
   // channelz (a debugging registry of every call) costs CPU on each call and nothing here reads it
   const server = new Server({ 'grpc.max_receive_message_length': 16 * 1024 * 1024, 'grpc.enable_channelz': 0 });
