@@ -20,7 +20,7 @@ describe('sync execution', () => {
     ({ key, token, keyId } = await newAccountWithKey(t));
     const app = (id: string, model: string, timeout_ms = 0) =>
       send(t!, 'POST', '/v1/apps', { key: token, body: { app_id: id, kind: 'chatbot', name: id, provider: 'openai-compatible', model, base_url: fake.baseUrl, api_key: 'sk-upstream', timeout_ms } });
-    for (const r of await Promise.all([app('up-ok', 'fake-model'), app('up-error', 'fake-error'), app('up-hang', 'fake-hang', 300), app('up-slow', 'fake-slow-stream'), app('up-stream-error', 'fake-stream-error')])) {
+    for (const r of await Promise.all([app('up-ok', 'fake-model'), app('up-error', 'fake-error'), app('up-hang', 'fake-hang', 300), app('up-slow', 'fake-slow-stream'), app('up-stream-error', 'fake-stream-error'), app('up-nul', 'fake-nul')])) {
       if (r.status !== 200) throw new Error(`app create failed: ${r.status} ${r.text}`);
     }
   });
@@ -70,6 +70,22 @@ describe('sync execution', () => {
       expect(r.body.choices[0].message.content).toBe('Fake reply to: ping');
       expect(r.body.usage).toEqual({ prompt_tokens: 1, completion_tokens: 4, total_tokens: 5 });
       expect(fake.requests.at(-1)!.headers.authorization).toBe('Bearer sk-upstream');
+    });
+
+    it('keeps an upstream answer with NUL characters, which PostgreSQL cannot store, as U+FFFD: sync, streamed and async', async () => {
+      if (!t) return;
+      const sync = await send(t, 'POST', '/v1/chatbot/up-nul/sync', { key, body: hello('nul') });
+      expect(sync.status).toBe(200);
+      expect(sync.body.choices[0].message.content).toBe('Fake\uFFFDreply to: nul\uFFFD');
+      const stored = await send(t, 'GET', `/v1/task-query/${sync.body.task_number}`, { key });
+      expect(stored.body).toMatchObject({ status: '已完成', task_result: { choices: [{ message: { content: 'Fake\uFFFDreply to: nul\uFFFD' } }] } });
+      const sse = await readSse(await openStream(t, '/v1/chatbot/up-nul/sync', key, { ...hello('nul'), stream: true }));
+      expect(sse.done).toBe(true);
+      expect(sse.json.map((c) => c.choices[0].delta.content ?? '').join('')).toBe('Fake\uFFFDreply to: nul\uFFFD');
+      const submitted = await send(t, 'POST', '/v1/chatbot/up-nul/async', { key, body: hello('nul') });
+      expect(submitted.status).toBe(200);
+      const done = await waitForStatus(t, key, submitted.body.task_number, ['已完成', '已报错']);
+      expect(done).toMatchObject({ status: '已完成', task_result: { choices: [{ message: { content: 'Fake\uFFFDreply to: nul\uFFFD' } }] } });
     });
 
     it('streams the upstream stream', async () => {

@@ -18,6 +18,8 @@ export interface Receiver {
   url: string;
   got: Received[];
   answer: (r: Received, n: number) => number;
+  /** The body each answer carries, by its status (default `ok`, or `failure <status>`). */
+  bodyOf: (status: number) => string;
   /** Holds answers until release() (a slow receiver). */
   hold: boolean;
   release(): void;
@@ -31,6 +33,7 @@ export async function startReceiver(): Promise<Receiver> {
     url: '',
     got: [],
     answer: () => 200,
+    bodyOf: (status) => (status < 300 ? 'ok' : `failure ${status}`),
     hold: false,
     release: () => {
       receiver.hold = false;
@@ -46,7 +49,7 @@ export async function startReceiver(): Promise<Receiver> {
     receiver.got.push(r);
     if (receiver.hold) await new Promise<void>((resolve) => waiting.push(resolve));
     const status = receiver.answer(r, receiver.got.length);
-    res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : `failure ${status}`);
+    res.writeHead(status, { 'content-type': 'text/plain' }).end(receiver.bodyOf(status));
   });
   receiver.url = served.url;
   return receiver;

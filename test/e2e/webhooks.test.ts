@@ -38,6 +38,7 @@ describe('webhooks', () => {
     if (!t) return;
     rcv.answer = () => 200;
     otherRcv.answer = () => 200;
+    rcv.bodyOf = otherRcv.bodyOf = (status) => (status < 300 ? 'ok' : `failure ${status}`);
   });
 
   const createDoc = async (token: string, doc = newDoc()) => {
@@ -219,6 +220,21 @@ describe('webhooks', () => {
       slow.release();
       await slow.close();
     }
+  });
+
+  it('records an answer with NUL characters in it (kept as U+FFFD) instead of sending the delivery again and again', async () => {
+    if (!t) return;
+    const sub = await subscribe(t, me.token, `${rcv.url}/nul`, ['document.created']);
+    rcv.bodyOf = (status) => `ok\u0000${status}\u0000`;
+    const doc = await createDoc(me.token);
+    const [d] = await eventually(async () => {
+      const list = await deliveries(t!, me.token, sub.id);
+      return list[0]?.status === 'succeeded' ? list : undefined;
+    }, 'the delivery recorded as succeeded');
+    expect(d.attempts).toBe(1);
+    expect(d.attempt_log[0].response_body).toBe('ok\uFFFD200\uFFFD');
+    expect(rcv.got.filter((x) => x.path === '/nul' && x.body.data?.id === doc.id)).toHaveLength(1);
+    await hooks(t, 'DELETE', `/${sub.id}`, me.token);
   });
 
   it('sends ping on test, and signs with both secrets while a rotation overlaps', async () => {

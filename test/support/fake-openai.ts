@@ -9,6 +9,7 @@ import { serveOnLoopback, type LoopbackServer } from './loopback-server';
  * - `fake-hang`: never answers (upstream timeout)
  * - `fake-slow-stream`: streams one word every `slowChunkMs`, forever (client abort / cancel)
  * - `fake-stream-error`: streams one word, then an error chunk
+ * - `fake-nul`: the usual reply with NUL characters (`\u0000`) in its text and its model name
  */
 export interface FakeOpenAi {
   /** Base URL to configure as an app's `base_url` (ends in /v1). */
@@ -70,7 +71,7 @@ export async function startFakeOpenAi(options: { slowChunkMs?: number } = {}): P
       return;
     }
     if (model === 'fake-hang') return;
-    const reply = `Fake reply to: ${lastUser(body)}`;
+    const reply = model === 'fake-nul' ? `Fake\u0000reply to: ${lastUser(body)}\u0000` : `Fake reply to: ${lastUser(body)}`;
     const promptTokens = ((body.messages as Array<{ content: string }>) ?? []).reduce((n, m) => n + words(m.content).length, 0);
     const usage = { prompt_tokens: promptTokens, completion_tokens: words(reply).length, total_tokens: promptTokens + words(reply).length };
     if (!body.stream) {

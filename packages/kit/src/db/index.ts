@@ -10,3 +10,4 @@ export type { DbLogger } from './logger';
 export { diffMigrationsToSchema, diffDatabaseToSchema, type DiffMigrationsOptions } from './schema-drift';
 export { nextMigrationName, writeMigration } from './new-migration';
 export { isTransientDbError } from './transient-errors';
+export { storableText, parseStorableJson } from './storable-text';

@@ -1,3 +1,4 @@
+import { parseStorableJson, storableText } from '@tollgate/kit';
 import { withTimeout } from '../providers';
 
 export interface HttpRequest {
@@ -36,7 +37,7 @@ export async function httpCall(req: HttpRequest): Promise<HttpAnswer> {
   const budget = withTimeout(req.signal, req.timeoutMs);
   try {
     const res = await fetch(req.url, { method: req.method, headers: req.headers, body: req.body, signal: budget.signal });
-    const text = await res.text();
+    const text = storableText(await res.text());
     return { status: res.status, ok: res.ok, contentType: res.headers.get('content-type') ?? '', text: text.length > MAX_ANSWER_CHARS ? `${text.slice(0, MAX_ANSWER_CHARS)}…` : text };
   } catch (err) {
     if (budget.timedOut()) throw new HttpCallError('timeout', `${req.method} ${req.url} did not answer within ${req.timeoutMs} ms`);
@@ -52,7 +53,7 @@ export async function httpCall(req: HttpRequest): Promise<HttpAnswer> {
 export function answerValue(answer: HttpAnswer): unknown {
   if (!/\bjson\b/i.test(answer.contentType)) return answer.text;
   try {
-    return JSON.parse(answer.text);
+    return parseStorableJson(answer.text);
   } catch {
     return answer.text;
   }

@@ -1,3 +1,4 @@
+import { parseStorableJson, storableText } from '@tollgate/kit';
 import type { ToolCall, Usage } from '../domain/types';
 import { sseData } from './sse-lines';
 import { ToolCallAssembler, toolCallsOf, type UpstreamToolCall, upstreamMessages, upstreamTools } from './openai-tools';
@@ -24,14 +25,14 @@ const MAX_ERROR_TEXT = 300;
 
 function upstreamMessage(text: string): string {
   try {
-    const body = JSON.parse(text) as UpstreamBody;
+    const body = parseStorableJson(text) as UpstreamBody;
     const error = body.error;
     const message = typeof error === 'string' ? error : error?.message;
     if (message) return message.slice(0, MAX_ERROR_TEXT);
   } catch {
     // not JSON: use the text itself
   }
-  return text.trim().slice(0, MAX_ERROR_TEXT) || 'no body';
+  return storableText(text.trim().slice(0, MAX_ERROR_TEXT)) || 'no body';
 }
 
 function usageOf(reported: Partial<Usage> | null | undefined, call: ProviderCall, content: string): Usage {
@@ -55,7 +56,7 @@ async function readStream(res: Response, call: ProviderCall, options: ChatOption
     }
     let chunk: UpstreamBody;
     try {
-      chunk = JSON.parse(data) as UpstreamBody;
+      chunk = parseStorableJson(data) as UpstreamBody;
     } catch {
       throw new ProviderError('upstream', `upstream sent a stream chunk that is not JSON: ${data.slice(0, 100)}`);
     }
@@ -80,7 +81,7 @@ async function readJson(res: Response, call: ProviderCall): Promise<ProviderRepl
   const text = await res.text();
   let body: UpstreamBody;
   try {
-    body = JSON.parse(text) as UpstreamBody;
+    body = parseStorableJson(text) as UpstreamBody;
   } catch {
     throw new ProviderError('upstream', `upstream answered with something that is not JSON: ${text.slice(0, 100)}`);
   }

@@ -1,3 +1,4 @@
+import { storableText } from '@tollgate/kit';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -48,7 +49,7 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
 export function sendWebhook(url: string, headers: Record<string, string>, body: string, opts: SendOptions): Promise<AttemptOutcome> {
   const started = process.hrtime.bigint();
   const elapsed = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
-  const fail = (error: string, statusCode = 0, responseBody = ''): AttemptOutcome => ({ statusCode, latencyMs: elapsed(), responseBody, error, ok: false });
+  const fail = (error: string, statusCode = 0, responseBody = ''): AttemptOutcome => ({ statusCode, latencyMs: elapsed(), responseBody, error: storableText(error), ok: false });
 
   let target: URL;
   try {
@@ -89,7 +90,8 @@ export function sendWebhook(url: string, headers: Record<string, string>, body: 
         });
         const finish = () => {
           const status = res.statusCode ?? 0;
-          const responseBody = text.slice(0, RESPONSE_BODY_CHARS);
+          // A receiver's answer is anything it likes; what is kept of it is text PostgreSQL can hold.
+          const responseBody = storableText(text.slice(0, RESPONSE_BODY_CHARS));
           if (status >= 200 && status < 300) done({ statusCode: status, latencyMs: elapsed(), responseBody, error: '', ok: true });
           else done(fail(status >= 300 && status < 400 ? `HTTP ${status} (redirects are not followed)` : `HTTP ${status}`, status, responseBody));
         };

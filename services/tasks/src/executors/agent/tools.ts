@@ -1,3 +1,4 @@
+import { parseStorableJson } from '@tollgate/kit';
 import type { ToolCall } from '../../domain/types';
 import type { ToolSpec } from '../../providers';
 import { asText } from '../template';
@@ -27,7 +28,7 @@ export const toolSpecs = (tools: ToolSetting[]): ToolSpec[] =>
 
 function parseArguments(text: string): Record<string, unknown> | null {
   try {
-    const value: unknown = JSON.parse(text || '{}');
+    const value: unknown = parseStorableJson(text || '{}');
     return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
   } catch {
     return null;
