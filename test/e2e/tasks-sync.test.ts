@@ -20,7 +20,7 @@ describe('sync execution', () => {
     ({ key, token, keyId } = await newAccountWithKey(t));
     const app = (id: string, model: string, timeout_ms = 0) =>
       send(t!, 'POST', '/v1/apps', { key: token, body: { app_id: id, kind: 'chatbot', name: id, provider: 'openai-compatible', model, base_url: fake.baseUrl, api_key: 'sk-upstream', timeout_ms } });
-    for (const r of await Promise.all([app('up-ok', 'fake-model'), app('up-error', 'fake-error'), app('up-hang', 'fake-hang', 300), app('up-slow', 'fake-slow-stream'), app('up-stream-error', 'fake-stream-error'), app('up-nul', 'fake-nul')])) {
+    for (const r of await Promise.all([app('up-ok', 'fake-model'), app('up-error', 'fake-error'), app('up-hang', 'fake-hang', 300), app('up-slow', 'fake-slow-stream'), app('up-stream-error', 'fake-stream-error'), app('up-nul', 'fake-nul'), app('up-bad-usage', 'fake-bad-usage'), app('up-number', 'fake-number-content'), app('up-broken', 'fake-broken')])) {
       if (r.status !== 200) throw new Error(`app create failed: ${r.status} ${r.text}`);
     }
   });
@@ -86,6 +86,38 @@ describe('sync execution', () => {
       expect(submitted.status).toBe(200);
       const done = await waitForStatus(t, key, submitted.body.task_number, ['已完成', '已报错']);
       expect(done).toMatchObject({ status: '已完成', task_result: { choices: [{ message: { content: 'Fake\uFFFDreply to: nul\uFFFD' } }] } });
+    });
+
+    it('bills a word count, once, when the upstream reports a usage no one should bill (negative, beyond 64 bits)', async () => {
+      if (!t) return;
+      const me = { id: keyId, token, key };
+      const before = await usedQuota(t, me);
+      const r = await send(t, 'POST', '/v1/chatbot/up-bad-usage/sync', { key, body: hello('count me') });
+      expect(r.status).toBe(200);
+      expect(r.body.usage).toEqual({ prompt_tokens: 2, completion_tokens: 5, total_tokens: 7 });
+      expect(await settledUsedQuota(t, me, before + 1)).toBe(before + 1);
+      const submitted = await send(t, 'POST', '/v1/chatbot/up-bad-usage/async', { key, body: hello('count me') });
+      expect(await waitForStatus(t, key, submitted.body.task_number, ['已完成', '已报错'])).toMatchObject({ status: '已完成' });
+      expect(await settledUsedQuota(t, me, before + 2)).toBe(before + 2);
+    });
+
+    it('fails an upstream answer that is not text, or breaks off midway, as the upstream failure it is (503, 已报错, refunded)', async () => {
+      if (!t) return;
+      const me = { id: keyId, token, key };
+      const before = await usedQuota(t, me);
+      const number = await send(t, 'POST', '/v1/chatbot/up-number/sync', { key, body: hello() });
+      expect(number.status).toBe(503);
+      expect(number.body.detail).toBe("upstream answer's message.content is not text (number)");
+      const broken = await send(t, 'POST', '/v1/chatbot/up-broken/sync', { key, body: hello() });
+      expect(broken.status).toBe(503);
+      expect(broken.body.detail).toMatch(/^upstream connection broke off during the answer: /);
+      const sse = await readSse(await openStream(t, '/v1/chatbot/up-broken/sync', key, { ...hello(), stream: true }));
+      expect(sse.done).toBe(false);
+      expect(sse.json.at(-1)).toEqual({ error: { message: expect.stringMatching(/^upstream connection broke off during the answer: /), type: 'unavailable', code: 503 } });
+      const submitted = await send(t, 'POST', '/v1/chatbot/up-broken/async', { key, body: hello() });
+      expect(await waitForStatus(t, key, submitted.body.task_number, ['已完成', '已报错'])).toMatchObject({ status: '已报错', comments: expect.stringMatching(/^upstream connection broke off/) });
+      // The streamed one delivered content before it broke: as any stream ending in an error, it is refunded.
+      expect(await settledUsedQuota(t, me, before)).toBe(before);
     });
 
     it('streams the upstream stream', async () => {

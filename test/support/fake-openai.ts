@@ -9,7 +9,10 @@ import { serveOnLoopback, type LoopbackServer } from './loopback-server';
  * - `fake-hang`: never answers (upstream timeout)
  * - `fake-slow-stream`: streams one word every `slowChunkMs`, forever (client abort / cancel)
  * - `fake-stream-error`: streams one word, then an error chunk
- * - `fake-nul`: the usual reply with NUL characters (`\u0000`) in its text and its model name
+ * - `fake-nul`: the usual reply with NUL characters (`\u0000`) in its text
+ * - `fake-bad-usage`: the usual reply with a usage no one should bill (negative, beyond 64 bits, a string)
+ * - `fake-number-content`: a reply whose content is the number 12345
+ * - `fake-broken`: half an answer (JSON), or one content chunk (stream), then the connection reset
  */
 export interface FakeOpenAi {
   /** Base URL to configure as an app's `base_url` (ends in /v1). */
@@ -73,7 +76,20 @@ export async function startFakeOpenAi(options: { slowChunkMs?: number } = {}): P
     if (model === 'fake-hang') return;
     const reply = model === 'fake-nul' ? `Fake\u0000reply to: ${lastUser(body)}\u0000` : `Fake reply to: ${lastUser(body)}`;
     const promptTokens = ((body.messages as Array<{ content: string }>) ?? []).reduce((n, m) => n + words(m.content).length, 0);
-    const usage = { prompt_tokens: promptTokens, completion_tokens: words(reply).length, total_tokens: promptTokens + words(reply).length };
+    const usage =
+      model === 'fake-bad-usage'
+        ? { prompt_tokens: -5, completion_tokens: 1e20, total_tokens: 'x' }
+        : { prompt_tokens: promptTokens, completion_tokens: words(reply).length, total_tokens: promptTokens + words(reply).length };
+    if (model === 'fake-number-content' && !body.stream) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id, object: 'chat.completion', model, choices: [{ index: 0, message: { role: 'assistant', content: 12345 }, finish_reason: 'stop' }] }));
+      return;
+    }
+    if (model === 'fake-broken' && !body.stream) {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '400' });
+      res.write('{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"half');
+      setTimeout(() => res.socket?.destroy(), 20);
+      return;
+    }
     if (!body.stream) {
       res.writeHead(200, { 'content-type': 'application/json' }).end(
         JSON.stringify({ id, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model, choices: [{ index: 0, message: { role: 'assistant', content: reply }, finish_reason: 'stop' }], usage }),
@@ -85,6 +101,11 @@ export async function startFakeOpenAi(options: { slowChunkMs?: number } = {}): P
     if (model === 'fake-slow-stream') {
       const timer = setInterval(() => res.write(chunk(id, model, { content: 'slow ' }, null)), slowChunkMs);
       res.on('close', () => clearInterval(timer));
+      return;
+    }
+    if (model === 'fake-broken') {
+      res.write(chunk(id, model, { content: 'partial ' }, null));
+      setTimeout(() => res.socket?.destroy(), 20);
       return;
     }
     if (model === 'fake-stream-error') {

@@ -8,6 +8,9 @@ export interface Settlement {
 }
 
 const NOTHING = { inputTokens: 0, outputTokens: 0, seconds: '' };
+/** Token counts billing accepts (a task stored before upstream usage was checked may hold anything). */
+const MAX_TOKENS = 2_147_483_647;
+const billable = (tokens: unknown): number => (typeof tokens === 'number' && Number.isInteger(tokens) && tokens >= 0 ? Math.min(tokens, MAX_TOKENS) : 0);
 
 /**
  * How a task's admission is settled, from its final state alone: 已完成 is charged by its usage and
@@ -21,7 +24,7 @@ export function settlementOf(task: TaskRecord): Settlement {
   return {
     taskNumber: task.taskNumber,
     outcome: 'charge',
-    units: { inputTokens: task.usage?.prompt_tokens ?? 0, outputTokens: task.usage?.completion_tokens ?? 0, seconds: ms > 0 ? (ms / 1000).toFixed(3) : '' },
+    units: { inputTokens: billable(task.usage?.prompt_tokens), outputTokens: billable(task.usage?.completion_tokens), seconds: ms > 0 ? (ms / 1000).toFixed(3) : '' },
   };
 }
 

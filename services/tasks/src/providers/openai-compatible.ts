@@ -35,21 +35,61 @@ function upstreamMessage(text: string): string {
   return storableText(text.trim().slice(0, MAX_ERROR_TEXT)) || 'no body';
 }
 
+/** Largest token count believed from an upstream (a 32-bit integer, as the execution APIs accept for max_tokens). */
+const MAX_REPORTED_TOKENS = 2_147_483_647;
+const isTokenCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= MAX_REPORTED_TOKENS;
+
+/**
+ * The upstream's usage when it reports a believable one (whole, non-negative, 32-bit counts), else a
+ * word count: a server an app points at may send anything, and what is billed must be a count.
+ */
 function usageOf(reported: Partial<Usage> | null | undefined, call: ProviderCall, content: string): Usage {
-  if (reported && typeof reported.prompt_tokens === 'number' && typeof reported.completion_tokens === 'number') {
-    return { prompt_tokens: reported.prompt_tokens, completion_tokens: reported.completion_tokens, total_tokens: reported.total_tokens ?? reported.prompt_tokens + reported.completion_tokens };
+  if (reported && isTokenCount(reported.prompt_tokens) && isTokenCount(reported.completion_tokens)) {
+    const sum = reported.prompt_tokens + reported.completion_tokens;
+    return { prompt_tokens: reported.prompt_tokens, completion_tokens: reported.completion_tokens, total_tokens: isTokenCount(reported.total_tokens) ? reported.total_tokens : sum };
   }
   return estimateUsage(call.messages, content);
 }
 
-async function readStream(res: Response, call: ProviderCall, options: ChatOptions): Promise<ProviderReply> {
+/** An answer's text: a string, or nothing (null, absent); anything else is not an OpenAI-compatible answer. */
+function textOf(value: unknown, where: string): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value !== 'string') throw new ProviderError('upstream', `upstream answer's ${where} is not text (${typeof value})`);
+  return value;
+}
+
+const optionalText = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/** A failure while the upstream's body was being read (the connection broke off): the upstream's, not ours. */
+function readFailure(err: unknown, signal: AbortSignal): unknown {
+  if (signal.aborted || err instanceof ProviderError) return err;
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  return new ProviderError('upstream', `upstream connection broke off during the answer: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+}
+
+/** The upstream's stream events, a broken connection turned into a provider failure. */
+async function* upstreamEvents(res: Response, signal: AbortSignal): AsyncGenerator<string> {
+  const events = sseData(res.body!)[Symbol.asyncIterator]();
+  for (;;) {
+    let next: IteratorResult<string>;
+    try {
+      next = await events.next();
+    } catch (err) {
+      throw readFailure(err, signal);
+    }
+    if (next.done) return;
+    yield next.value;
+  }
+}
+
+async function readStream(res: Response, call: ProviderCall, options: ChatOptions, signal: AbortSignal): Promise<ProviderReply> {
   let content = '';
   let finishReason = '';
   let model = call.model;
   let usage: Partial<Usage> | null | undefined;
   let done = false;
   const calls = new ToolCallAssembler();
-  for await (const data of sseData(res.body!)) {
+  for await (const data of upstreamEvents(res, signal)) {
     if (data === '[DONE]') {
       done = true;
       break;
@@ -61,24 +101,29 @@ async function readStream(res: Response, call: ProviderCall, options: ChatOption
       throw new ProviderError('upstream', `upstream sent a stream chunk that is not JSON: ${data.slice(0, 100)}`);
     }
     if (chunk.error) throw new ProviderError('upstream', `upstream reported an error mid-stream: ${upstreamMessage(data)}`);
-    model = chunk.model ?? model;
+    model = optionalText(chunk.model) ?? model;
     usage = chunk.usage ?? usage;
     const choice = chunk.choices?.[0];
-    const text = choice?.delta?.content ?? '';
+    const text = textOf(choice?.delta?.content, 'delta.content');
     if (text) {
       content += text;
       await options.onDelta!(text);
     }
     for (const part of choice?.delta?.tool_calls ?? []) calls.add(part);
-    if (choice?.finish_reason) finishReason = choice.finish_reason;
+    finishReason = optionalText(choice?.finish_reason) || finishReason;
   }
   if (!done && !finishReason) throw new ProviderError('upstream', 'upstream stream ended before the completion finished');
   const toolCalls: ToolCall[] = calls.done();
   return { content, ...(toolCalls.length > 0 && { toolCalls }), model, finishReason: finishReason || 'stop', usage: usageOf(usage, call, content) };
 }
 
-async function readJson(res: Response, call: ProviderCall): Promise<ProviderReply> {
-  const text = await res.text();
+async function readJson(res: Response, call: ProviderCall, signal: AbortSignal): Promise<ProviderReply> {
+  let text: string;
+  try {
+    text = await res.text();
+  } catch (err) {
+    throw readFailure(err, signal);
+  }
   let body: UpstreamBody;
   try {
     body = parseStorableJson(text) as UpstreamBody;
@@ -87,9 +132,9 @@ async function readJson(res: Response, call: ProviderCall): Promise<ProviderRepl
   }
   const choice = body.choices?.[0];
   if (!choice?.message) throw new ProviderError('upstream', 'upstream answer has no choices[0].message');
-  const content = choice.message.content ?? '';
+  const content = textOf(choice.message.content, 'message.content');
   const toolCalls = toolCallsOf(choice.message.tool_calls);
-  return { content, ...(toolCalls.length > 0 && { toolCalls }), model: body.model ?? call.model, finishReason: choice.finish_reason ?? 'stop', usage: usageOf(body.usage, call, content) };
+  return { content, ...(toolCalls.length > 0 && { toolCalls }), model: optionalText(body.model) ?? call.model, finishReason: optionalText(choice.finish_reason) || 'stop', usage: usageOf(body.usage, call, content) };
 }
 
 /** `POST <base_url>/chat/completions` of an OpenAI-compatible server (OpenAI, vLLM, Ollama, DeepSeek, Qwen …). */
@@ -120,7 +165,7 @@ export function openAiCompatibleProvider(target: OpenAiCompatibleTarget): ChatPr
           throw new ProviderError('upstream', `upstream ${url} unreachable: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
         }
         if (!res.ok) throw new ProviderError('upstream', `upstream returned HTTP ${res.status}: ${upstreamMessage(await res.text())}`);
-        return stream ? await readStream(res, call, options) : await readJson(res, call);
+        return stream ? await readStream(res, call, options, options.signal) : await readJson(res, call, options.signal);
       } catch (err) {
         if (budget.timedOut()) throw new ProviderError('timeout', `upstream did not answer within ${options.timeoutMs} ms`);
         throw err;
