@@ -37,6 +37,8 @@ export interface TaskChange {
   result?: unknown;
   comments?: string;
   usage?: Usage;
+  /** A lease that no worker holds (a waiting task started by hand): when it runs out, a worker claims the task. */
+  leaseUntil?: Date;
 }
 
 export interface TaskFilter {
@@ -219,6 +221,7 @@ export class TaskRepo {
       result: change.result !== undefined ? jsonText(change.result) : undefined,
       usage: change.usage !== undefined ? jsonText(change.usage) : undefined,
       comments: change.comments ?? null,
+      leaseUntil: change.leaseUntil ? ts(change.leaseUntil) : null,
       starting: to === TaskStatus.Running && !from.includes(TaskStatus.Running),
       final: isFinal(to),
       at: ts(new Date()),

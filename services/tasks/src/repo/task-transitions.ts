@@ -13,6 +13,8 @@ export interface Transition {
   result?: string;
   usage?: string;
   comments: string | null;
+  /** New lease expiry (a `timestamp` parameter); null keeps the lease as it is. */
+  leaseUntil: string | null;
   starting: boolean;
   final: boolean;
   /** The change's time, as a `timestamp` parameter. */
@@ -43,6 +45,7 @@ const INPUT: ReadonlyArray<readonly [string, string]> = [
   ['comments', 'text'],
   ['set_usage', 'boolean'],
   ['usage', 'text'],
+  ['lease_until', 'text'],
   ['starting', 'boolean'],
   ['final', 'boolean'],
   ['at', 'text'],
@@ -60,7 +63,7 @@ const changeSql = (input: string) => `
       started_at = CASE WHEN i.starting THEN i.at::timestamp ELSE tasks.started_at END,
       finished_at = CASE WHEN i.final THEN i.at::timestamp ELSE tasks.finished_at END,
       lease_owner = CASE WHEN i.final THEN NULL ELSE tasks.lease_owner END,
-      lease_expires_at = CASE WHEN i.final THEN NULL ELSE tasks.lease_expires_at END,
+      lease_expires_at = CASE WHEN i.final THEN NULL WHEN i.lease_until IS NOT NULL THEN i.lease_until::timestamp ELSE tasks.lease_expires_at END,
       updated_at = i.at::timestamp
     FROM i
     WHERE tasks.task_number = i.task_number AND tasks.status = ANY(string_to_array(i.from_statuses, ','))
@@ -93,6 +96,7 @@ function columnsOf(c: Transition): unknown[] {
     c.comments,
     c.usage !== undefined,
     c.usage ?? null,
+    c.leaseUntil,
     c.starting,
     c.final,
     c.at,

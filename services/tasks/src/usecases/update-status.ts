@@ -48,7 +48,7 @@ export async function updateStatus(ctx: TasksContext, input: UpdateStatusInput):
   let current = task;
   for (let attempt = 1; ; attempt++) {
     assertAllowed(current, to, privileged);
-    const updated = await ctx.tasks.transition(current.taskNumber, [current.status], to, change);
+    const updated = await ctx.tasks.transition(current.taskNumber, [current.status], to, { ...change, ...startedByHand(ctx, current, to) });
     if (updated) {
       if (isFinal(to)) {
         ctx.running.abort(current.taskNumber, 'cancelled');
@@ -63,6 +63,16 @@ export async function updateStatus(ctx: TasksContext, input: UpdateStatusInput):
     }
     current = now;
   }
+}
+
+/**
+ * A waiting task of Tollgate's own workers set to 执行中 by hand is run by no one: it gets a lease
+ * no worker holds, so that once it runs out a worker claims the task and runs it (and its
+ * admission is settled by that run), as with a worker that stopped heartbeating.
+ */
+function startedByHand(ctx: TasksContext, task: TaskRecord, to: TaskStatus): Pick<TaskChange, 'leaseUntil'> {
+  if (task.mode !== 'async' || task.status !== TaskStatus.Waiting || to !== TaskStatus.Running) return {};
+  return { leaseUntil: new Date(Date.now() + ctx.settings.leaseMs) };
 }
 
 /** How often a change is decided again when the task keeps changing under it. */
