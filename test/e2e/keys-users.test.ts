@@ -168,6 +168,30 @@ describe('users API', () => {
       expect(after.body.data).toMatchObject({ level: 'pro', status: '启用', valid_until: null, permissions: { admin: false } });
     });
 
+    it('an account past its valid_until may only read with its token: every write is 403', async () => {
+      if (!t) return;
+      const u = await newUser(t);
+      const doc = await api(t, 'POST', '/api/v1/documents', u.token, { title: 'written before the end', content: 'x', category: 'c' });
+      expect(doc.status).toBe(201);
+      await api(t, 'PUT', `/api/v1/users/${u.id}`, t.adminToken, { valid_until: '2020-01-01T00:00:00Z' });
+      for (const [method, path, body] of [
+        ['POST', '/api/v1/documents', { title: 'after the end', content: 'x', category: 'c' }],
+        ['PUT', `/api/v1/documents/${doc.body.data.id}`, { content: 'changed' }],
+        ['DELETE', `/api/v1/documents/${doc.body.data.id}`, undefined],
+        ['PUT', `/api/v1/users/${u.id}`, { name: 'renamed' }],
+        ['POST', '/api/v1/users/me/token', undefined],
+      ] as const) {
+        const r = await api(t, method, path, u.token, body);
+        expect({ method, path, status: r.status, message: r.body.message }).toEqual({ method, path, status: 403, message: expect.stringMatching(/^account has expired/) });
+      }
+      expect((await api(t, 'GET', '/api/v1/users/me', u.token)).status).toBe(200);
+      expect((await api(t, 'GET', `/api/v1/documents/${doc.body.data.id}`, u.token)).status).toBe(200);
+      expect((await api(t, 'POST', '/api/v1/search/advanced', u.token, { query: 'end' })).status).toBe(200);
+      // Given a new end in the future, it writes again.
+      await api(t, 'PUT', `/api/v1/users/${u.id}`, t.adminToken, { valid_until: '2099-01-01T00:00:00Z' });
+      expect((await api(t, 'PUT', `/api/v1/users/${u.id}`, u.token, { name: 'renamed' })).status).toBe(200);
+    });
+
     it('a disabled user’s token is refused (403)', async () => {
       if (!t) return;
       const u = await newUser(t);

@@ -45,6 +45,17 @@ export function hasPermission(account: Account, permission: UserPermission): boo
   return permission === 'docs_read' ? p.docsRead : permission === 'docs_write' ? p.docsWrite : false;
 }
 
+/** What an account past its `valid_until` may still do with its token: read (docs/keys.md). */
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const READS_BY_POST = new Set(['/api/v1/search/advanced']);
+
+function checkValidity(user: UserPrincipal, req: Request): void {
+  const until = user.account.validUntil;
+  if (!until || Date.parse(until) > Date.now()) return;
+  if (READ_METHODS.has(req.method) || READS_BY_POST.has(req.baseUrl + req.path)) return;
+  throw AppError.forbidden(`account has expired (valid_until ${until}): it may only read`);
+}
+
 function checkPermission(user: UserPrincipal, permission: UserPermission | undefined): void {
   if (permission && !hasPermission(user.account, permission)) throw AppError.forbidden(`this operation needs the ${permission} permission`);
 }
@@ -52,7 +63,8 @@ function checkPermission(user: UserPrincipal, permission: UserPermission | undef
 /**
  * Docs API: authenticates `Authorization: Bearer <API_TOKEN>` (the account's user token) unless an
  * earlier requireUser already did, then checks `permission`. Sets `res.locals.user` (userOf).
- * Missing/unknown token → 401; 禁用 account → 403; missing permission → 403.
+ * Missing/unknown token → 401; 禁用 account → 403; an account past its valid_until writing → 403;
+ * missing permission → 403.
  */
 export function requireUser(deps: GatewayDeps, opts: { permission?: UserPermission } = {}): RequestHandler {
   return async (req, res, next) => {
@@ -62,6 +74,7 @@ export function requireUser(deps: GatewayDeps, opts: { permission?: UserPermissi
       user = session ? await authenticateSession(deps, req, session, rpcFor(res)) : await authenticateUser(deps, bearerCredential(req, 'API_TOKEN'), rpcFor(res));
       res.locals.user = user;
     }
+    checkValidity(user, req);
     checkPermission(user, opts.permission);
     next();
   };
