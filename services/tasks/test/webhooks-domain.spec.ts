@@ -36,9 +36,32 @@ describe('webhook address policy', () => {
     expect(refusedAddress(ip, true)).toMatch(/metadata/);
   });
 
+  it.each([
+    '::7f00:1', // IPv4-compatible 127.0.0.1
+    '::127.0.0.1',
+    '::ffff:0:7f00:1', // SIIT
+    '64:ff9b::7f00:1', // NAT64, well-known prefix
+    '64:ff9b:1:7f00:0:100::', // NAT64, local-use prefix (RFC 8215)
+    '2002:7f00:1::', // 6to4 of 127.0.0.1
+    '2002:c0a8:101::1', // 6to4 of 192.168.1.1
+    '2001:0:4136:e378:8000:63bf:80ff:fffe', // Teredo (client 127.0.0.1)
+    '2001:db8::1', // documentation
+  ])('refuses %s, an IPv6 form of a private address, unless allowed', (ip) => {
+    expect(refusedAddress(ip, false)).toMatch(/private|loopback/);
+    expect(refusedAddress(ip, true)).toBeNull();
+  });
+
+  it.each(['::a9fe:a9fe', '::169.254.169.254', '::ffff:0:a9fe:a9fe', '64:ff9b::169.254.169.254', '64:ff9b:1:a9fe:a9:fe00::', '2002:a9fe:a9fe::', '2001:0:4136:e378:8000:63bf:5601:5601'])(
+    'refuses %s, an IPv6 form of the metadata address, even with the flag',
+    (ip) => {
+      expect(refusedAddress(ip, true)).toMatch(/metadata/);
+    },
+  );
+
   it('allows public addresses', () => {
     expect(refusedAddress('93.184.216.34', false)).toBeNull();
     expect(refusedAddress('2606:2800:220:1:248:1893:25c8:1946', false)).toBeNull();
+    expect(refusedAddress('2002:5db8:d822::1', false)).toBeNull(); // 6to4 of a public address
   });
 
   it('reads IP literals out of URL hosts, brackets included', () => {
