@@ -10,6 +10,8 @@ const ENV = {
   WEBHOOK_MAX_ATTEMPTS: '3',
   WEBHOOK_POLL_MS: '100',
   WEBHOOK_DISABLE_AFTER_MS: '1000',
+  WEBHOOK_CONCURRENCY: '6',
+  WEBHOOK_ACCOUNT_CONCURRENCY: '3',
 };
 
 let docSeq = 0;
@@ -216,6 +218,32 @@ describe('webhooks', () => {
       slow.release();
       await hooks(t, 'DELETE', `/${a.id}`, me.token);
       await hooks(t, 'DELETE', `/${b.id}`, me.token);
+    } finally {
+      slow.release();
+      await slow.close();
+    }
+  });
+
+  it("keeps one account's slow receivers from holding every slot of the replica", async () => {
+    if (!t) return;
+    const noisy = await newAccountWithKey(t);
+    const slow = await startReceiver();
+    try {
+      slow.hold = true;
+      const subs = [];
+      for (let i = 0; i < 6; i++) subs.push(await subscribe(t, noisy.token, `${slow.url}/noisy${i}`, ['document.created']));
+      const doc = await createDoc(noisy.token);
+      const mine = () => slow.got.filter((x) => x.body.data?.id === doc.id).length;
+      await eventually(async () => (mine() >= 3 ? true : undefined), "three of the noisy account's deliveries in flight");
+      const ping = await subscribe(t, other.token, `${otherRcv.url}/while-noisy`, ['ping']);
+      expectEnvelope(await hooks(t, 'POST', `/${ping.id}/test`, other.token), 202);
+      await received(otherRcv, (x) => x.path === '/while-noisy', "another account's ping while the noisy one's receivers hold");
+      // WEBHOOK_ACCOUNT_CONCURRENCY (3) of the 6 slots, not all of them.
+      expect(mine()).toBe(3);
+      expect(slow.hold).toBe(true);
+      slow.release();
+      await eventually(async () => (mine() === 6 ? true : undefined), 'the rest of the noisy deliveries once the receiver answers');
+      for (const sub of [...subs, ping]) await hooks(t, 'DELETE', `/${sub.id}`, sub === ping ? other.token : noisy.token);
     } finally {
       slow.release();
       await slow.close();

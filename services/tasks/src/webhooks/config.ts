@@ -17,6 +17,8 @@ export const webhookEnvShape = {
   WEBHOOK_TIMEOUT_MS: positive(10_000),
   WEBHOOK_CONCURRENCY: positive(32),
   WEBHOOK_ENDPOINT_CONCURRENCY: positive(4),
+  /** Of WEBHOOK_CONCURRENCY, what one account's deliveries may hold: its slow receivers never hold every slot. */
+  WEBHOOK_ACCOUNT_CONCURRENCY: positive(8),
   WEBHOOK_POLL_MS: positive(1_000),
   WEBHOOK_MAX_PER_ACCOUNT: positive(20),
   /** The keys service, asked whether a subscriber may read a document. */
@@ -34,6 +36,7 @@ export function webhookSettingsOf(env: WebhookEnv, workerId: string): WebhookSet
     timeoutMs: env.WEBHOOK_TIMEOUT_MS,
     concurrency: env.WEBHOOK_CONCURRENCY,
     endpointConcurrency: env.WEBHOOK_ENDPOINT_CONCURRENCY,
+    accountConcurrency: env.WEBHOOK_ACCOUNT_CONCURRENCY,
     pollMs: env.WEBHOOK_POLL_MS,
     maxPerAccount: env.WEBHOOK_MAX_PER_ACCOUNT,
     workerId,

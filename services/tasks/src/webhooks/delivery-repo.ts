@@ -25,10 +25,10 @@ export class DeliveryRepo {
 
   /**
    * Claims the oldest due delivery whose target (subscription, or URL for a per-submission webhook)
-   * is not in `busy`, of an active subscription, for `leaseMs`; with where and how to sign it, in
-   * one statement.
+   * and account are not busy, of an active subscription, for `leaseMs`; with where and how to sign
+   * it, in one statement.
    */
-  async claimNext(owner: string, leaseMs: number, busy: string[]): Promise<ClaimedDelivery | null> {
+  async claimNext(owner: string, leaseMs: number, busy: { targets: string[]; accounts: number[] }): Promise<ClaimedDelivery | null> {
     const now = ts(new Date());
     const rows = await this.db.$queryRaw<ClaimedDelivery[]>`
       WITH claimed AS (
@@ -38,7 +38,8 @@ export class DeliveryRepo {
           WHERE d.status = 'pending' AND d.next_attempt_at <= ${now}::timestamp
             AND (d.lease_expires_at IS NULL OR d.lease_expires_at < ${now}::timestamp)
             AND (d.endpoint_id IS NULL OR e.active)
-            AND NOT (COALESCE(d.endpoint_id, d.url) = ANY(${busy}::text[]))
+            AND NOT (COALESCE(d.endpoint_id, d.url) = ANY(${busy.targets}::text[]))
+            AND NOT (d.account_id = ANY(${busy.accounts}::int[]))
           ORDER BY d.next_attempt_at LIMIT 1 FOR UPDATE OF d SKIP LOCKED)
         RETURNING id, event_id, event_type, endpoint_id, account_id, url, body, attempts, max_attempts)
       SELECT c.id, c.event_id AS "eventId", c.event_type AS "eventType", c.endpoint_id AS "endpointId", c.account_id AS "accountId",

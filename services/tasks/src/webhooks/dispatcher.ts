@@ -13,12 +13,30 @@ const LEASE_MARGIN_MS = 30_000;
 
 const targetOf = (d: ClaimedDelivery) => d.endpointId ?? d.url;
 
+/** In-flight counts by key. */
+class Counts<K> {
+  private readonly counts = new Map<K, number>();
+  add(key: K): void {
+    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+  }
+  remove(key: K): void {
+    const left = (this.counts.get(key) ?? 1) - 1;
+    if (left > 0) this.counts.set(key, left);
+    else this.counts.delete(key);
+  }
+  atLeast(limit: number): K[] {
+    return [...this.counts].filter(([, n]) => n >= limit).map(([k]) => k);
+  }
+}
+
 /**
- * Sends due deliveries: claims them from the database one at a time, at most `concurrency` in flight
- * and `endpointConcurrency` per target, so a slow or dead receiver only holds its own slots.
+ * Sends due deliveries: claims them from the database one at a time, at most `concurrency` in
+ * flight, `endpointConcurrency` per target and `accountConcurrency` per account, so a slow or dead
+ * receiver only holds its own slots, and one account's receivers never hold every slot.
  */
 export class Dispatcher {
-  private readonly inflight = new Map<string, number>();
+  private readonly byTarget = new Counts<string>();
+  private readonly byAccount = new Counts<number>();
   private readonly running = new Set<Promise<void>>();
   private active = 0;
   private stopped = false;
@@ -84,24 +102,21 @@ export class Dispatcher {
     }
   }
 
-  private busyTargets(): string[] {
-    return [...this.inflight].filter(([, n]) => n >= this.settings.endpointConcurrency).map(([k]) => k);
-  }
-
   private async fill(): Promise<void> {
     while (!this.stopped && this.active < this.settings.concurrency) {
-      const d = await this.deliveries.claimNext(this.settings.workerId, this.settings.timeoutMs + LEASE_MARGIN_MS, this.busyTargets());
+      const busy = { targets: this.byTarget.atLeast(this.settings.endpointConcurrency), accounts: this.byAccount.atLeast(this.settings.accountConcurrency) };
+      const d = await this.deliveries.claimNext(this.settings.workerId, this.settings.timeoutMs + LEASE_MARGIN_MS, busy);
       if (!d) return;
       const target = targetOf(d);
       this.active += 1;
-      this.inflight.set(target, (this.inflight.get(target) ?? 0) + 1);
+      this.byTarget.add(target);
+      this.byAccount.add(d.accountId);
       const p = this.attempt(d)
         .catch((err: unknown) => this.log.error({ err, delivery: d.id }, 'webhook attempt not recorded; it is retried when its claim expires'))
         .finally(() => {
           this.active -= 1;
-          const left = (this.inflight.get(target) ?? 1) - 1;
-          if (left > 0) this.inflight.set(target, left);
-          else this.inflight.delete(target);
+          this.byTarget.remove(target);
+          this.byAccount.remove(d.accountId);
           this.running.delete(p);
           this.poke();
         });

@@ -10,6 +10,8 @@ export interface WebhookSettings {
   /** Attempts in flight per replica, and per subscription (or per-submission URL). */
   concurrency: number;
   endpointConcurrency: number;
+  /** Attempts in flight per replica for the subscriptions and submissions of one account. */
+  accountConcurrency: number;
   /** Idle check for due deliveries when nothing wakes the dispatcher. */
   pollMs: number;
   /** Subscriptions per account. */

@@ -8,6 +8,7 @@ import type { NewDelivery } from '../../src/webhooks/types';
 
 const failed = (statusCode = 500): AttemptOutcome => ({ statusCode, latencyMs: 3, responseBody: 'no', error: `HTTP ${statusCode}`, ok: false });
 const ok: AttemptOutcome = { statusCode: 200, latencyMs: 2, responseBody: 'ok', error: '', ok: true };
+const NONE_BUSY = { targets: [], accounts: [] };
 
 // The deliveries table as a durable queue on real PostgreSQL: idempotent enqueue, exclusive claims,
 // attempts logged with the delivery's next state, subscriptions disabled after failing long enough.
@@ -34,7 +35,7 @@ describe('webhook delivery queue', () => {
     return { id: deliveryIdOf(eventId, endpointId), eventId, eventType: 'ping', endpointId, accountId: 7, url: 'https://example.com/hook', body: '{}', maxAttempts: 3 };
   };
   const drain = async (owner: string) => {
-    for (let d = await deliveries.claimNext(owner, 60_000, []); d; d = await deliveries.claimNext(owner, 60_000, [])) {
+    for (let d = await deliveries.claimNext(owner, 60_000, NONE_BUSY); d; d = await deliveries.claimNext(owner, 60_000, NONE_BUSY)) {
       await deliveries.record(d, owner, ok, { status: 'succeeded' }, 60_000);
     }
   };
@@ -53,17 +54,18 @@ describe('webhook delivery queue', () => {
     if (!database.available) return;
     const e = await endpoint();
     await deliveries.enqueue([delivery(e.id)]);
-    const claims = await Promise.all(['a', 'b', 'c', 'd'].map((owner) => deliveries.claimNext(owner, 60_000, [])));
+    const claims = await Promise.all(['a', 'b', 'c', 'd'].map((owner) => deliveries.claimNext(owner, 60_000, NONE_BUSY)));
     expect(claims.filter((c) => c !== null)).toHaveLength(1);
 
     const other = await endpoint();
     await deliveries.enqueue([delivery(other.id)]);
-    expect(await deliveries.claimNext('x', 60_000, [other.id])).toBeNull();
-    const taken = await deliveries.claimNext('x', 60_000, []);
+    expect(await deliveries.claimNext('x', 60_000, { targets: [other.id], accounts: [] })).toBeNull();
+    expect(await deliveries.claimNext('x', 60_000, { targets: [], accounts: [7] })).toBeNull();
+    const taken = await deliveries.claimNext('x', 60_000, NONE_BUSY);
     expect(taken?.endpointId).toBe(other.id);
     // A claim whose lease expired is taken again (a replica that died mid-attempt).
     await db.webhookDelivery.update({ where: { id: taken!.id }, data: { leaseExpiresAt: new Date(Date.now() - 1000) } });
-    expect((await deliveries.claimNext('y', 60_000, []))?.id).toBe(taken!.id);
+    expect((await deliveries.claimNext('y', 60_000, NONE_BUSY))?.id).toBe(taken!.id);
     const firstIndex = claims.findIndex((c) => c !== null);
     await deliveries.record(claims[firstIndex]!, ['a', 'b', 'c', 'd'][firstIndex], ok, { status: 'succeeded' }, 60_000);
     await deliveries.record(taken!, 'y', ok, { status: 'succeeded' }, 60_000);
@@ -74,7 +76,7 @@ describe('webhook delivery queue', () => {
     const e = await endpoint();
     const d = delivery(e.id);
     await deliveries.enqueue([d]);
-    const claimed = (await deliveries.claimNext('w', 60_000, []))!;
+    const claimed = (await deliveries.claimNext('w', 60_000, NONE_BUSY))!;
     const next = new Date(Date.now() + 60_000);
     await deliveries.record(claimed, 'w', failed(502), { status: 'pending', nextAttemptAt: next }, 60_000);
     const after = (await deliveries.find(d.id))!;
@@ -82,14 +84,14 @@ describe('webhook delivery queue', () => {
     expect(after.nextAttemptAt?.getTime()).toBe(next.getTime());
     expect(after.attemptLog.map((a) => [a.number, a.statusCode, a.responseBody])).toEqual([[1, 502, 'no']]);
     expect((await endpoints.find(e.id))!.failingSince).not.toBeNull();
-    expect(await deliveries.claimNext('w', 60_000, [])).toBeNull(); // not due yet
+    expect(await deliveries.claimNext('w', 60_000, NONE_BUSY)).toBeNull(); // not due yet
 
     await deliveries.record(claimed, 'someone-else', failed(), { status: 'failed' }, 60_000);
     expect((await deliveries.find(d.id))!.attempts).toBe(1);
 
     const again = await deliveries.redeliver(d.id);
     expect(again).toMatchObject({ status: 'pending', maxAttempts: 2 });
-    const c2 = (await deliveries.claimNext('w', 60_000, []))!;
+    const c2 = (await deliveries.claimNext('w', 60_000, NONE_BUSY))!;
     await deliveries.record(c2, 'w', ok, { status: 'succeeded' }, 60_000);
     expect((await endpoints.find(e.id))!.failingSince).toBeNull();
   });
@@ -98,18 +100,18 @@ describe('webhook delivery queue', () => {
     if (!database.available) return;
     const e = await endpoint();
     await deliveries.enqueue([delivery(e.id), delivery(e.id)]);
-    const one = (await deliveries.claimNext('z', 60_000, []))!;
+    const one = (await deliveries.claimNext('z', 60_000, NONE_BUSY))!;
     expect((await deliveries.record(one, 'z', failed(503), { status: 'failed' }, 0)).disabled).toBe(false); // starts the failing stretch
-    const two = (await deliveries.claimNext('z', 60_000, []))!;
+    const two = (await deliveries.claimNext('z', 60_000, NONE_BUSY))!;
     await db.webhookEndpoint.update({ where: { id: e.id }, data: { failingSince: new Date(Date.now() - 10_000) } });
     expect((await deliveries.record(two, 'z', failed(503), { status: 'pending', nextAttemptAt: new Date() }, 5_000)).disabled).toBe(true);
     const disabled = (await endpoints.find(e.id))!;
     expect(disabled.active).toBe(false);
     expect(disabled.disabledReason).toMatch(/HTTP 503/);
-    expect(await deliveries.claimNext('z', 60_000, [])).toBeNull();
+    expect(await deliveries.claimNext('z', 60_000, NONE_BUSY)).toBeNull();
 
     await endpoints.update(e.id, { active: true });
     expect(await endpoints.find(e.id)).toMatchObject({ active: true, disabledReason: '', failingSince: null });
-    expect((await deliveries.claimNext('z', 60_000, []))?.id).toBe(two.id);
+    expect((await deliveries.claimNext('z', 60_000, NONE_BUSY))?.id).toBe(two.id);
   });
 });
