@@ -78,6 +78,23 @@ describe('bad input never becomes a 500', () => {
     }
   });
 
+  it('refuses a JSON null body with 422 instead of reading it as {}, on both surfaces', async () => {
+    if (!t) return;
+    const list = await send(t, 'POST', '/v1/task-query/list', { key: me.key, raw: 'null' });
+    expect(list.status).toBe(422);
+    expect(list.body.detail[0].loc).toEqual(['body']);
+    for (const [method, path] of [
+      ['PUT', `/api/v1/users/${me.accountId}`],
+      ['POST', '/api/v1/search/advanced'],
+    ]) {
+      const r = await t.httpsFetch(`${t.https}${path}`, { method, headers: { authorization: `Bearer ${me.token}`, 'content-type': 'application/json' }, body: 'null' });
+      expect({ path, status: r.status }).toEqual({ path, status: 422 });
+      expect(await r.json()).toMatchObject({ code: 422, data: { errors: [expect.objectContaining({ loc: ['body'] })] } });
+    }
+    // No body at all is still an empty request where every field is optional.
+    expect((await send(t, 'POST', '/v1/task-query/list', { key: me.key })).status).toBe(200);
+  });
+
   it('refuses an empty status list on the task list, rather than reading it as every status', async () => {
     if (!t) return;
     const empty = await send(t, 'POST', '/v1/task-query/list', { key: me.key, body: { status: [] } });

@@ -64,7 +64,8 @@ function parsePart<T>(schema: ZodType | undefined, value: unknown, loc: string, 
   const unsafe = unsafeInput(itemsCheckedAlone ? withoutItems(value, itemsCheckedAlone) : value, [loc]);
   if (unsafe) throw AppError.invalid([unsafe], `${unsafe.loc.join('.')}: ${unsafe.msg}`);
   if (!schema) return undefined as T;
-  const result = schema.safeParse(value ?? {});
+  // No body at all reads as `{}`; a body that is JSON `null` is what it is (not an object: 422).
+  const result = schema.safeParse(value === undefined ? {} : value);
   if (!result.success) {
     const issues = zodIssues(result.error, [loc]);
     throw AppError.invalid(issues, issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; '));
