@@ -166,6 +166,23 @@ describe('console session', () => {
     expect((await request('POST', '/api/v1/session', { json: { token: t.adminToken }, overHttp: true })).status).toBe(403);
   });
 
+  it('carries the rate-limit headers on every session answer, successful ones included', async () => {
+    if (!t) return;
+    const signedIn = await request('POST', '/api/v1/session', { json: { token: t.adminToken } });
+    const s = { cookie: signedIn.headers.get('set-cookie')!.split(';')[0], csrf: signedIn.body.data.csrf_token };
+    const answers = {
+      'sign-in': signedIn,
+      read: await request('GET', '/api/v1/session', { cookie: s.cookie }),
+      options: await request('OPTIONS', '/api/v1/session'),
+      'sign-out': await request('DELETE', '/api/v1/session', { cookie: s.cookie, csrf: s.csrf }),
+    };
+    for (const [what, r] of Object.entries(answers)) {
+      expect({ what, status: r.status < 300, limit: Number(r.headers.get('x-ratelimit-limit')) > 0, remaining: r.headers.get('x-ratelimit-remaining') !== null, reset: r.headers.get('x-ratelimit-reset') !== null }).toEqual({ what, status: true, limit: true, remaining: true, reset: true });
+    }
+    // One count per request: the remaining count goes down by one each time.
+    expect(Number(answers.read.headers.get('x-ratelimit-remaining'))).toBe(Number(answers['sign-in'].headers.get('x-ratelimit-remaining')) - 1);
+  });
+
   it('sign-out ends the session on the server (the old cookie no longer works) and clears the cookie', async () => {
     if (!t) return;
     const s = await signIn({ token: t.adminToken });

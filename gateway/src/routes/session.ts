@@ -10,7 +10,7 @@ import { setSurface } from '../http/surface';
 import { sendEnvelope } from '../http/envelope';
 import { checkCsrf, clearSessionCookie, csrfTokenOf, sessionCookie, setSessionCookie } from '../auth/session';
 import { SignInLimiter } from '../limits/sign-in-limit';
-import { docsRateLimitForRefused } from '../limits/docs-rate-limit';
+import { docsRateLimit, docsRateLimitForRefused } from '../limits/docs-rate-limit';
 import { envelope, userJson, userSchema } from './users';
 import { rpcFor } from '../http/request-id';
 import { passOn, wrongMethod } from '../http/unknown-route';
@@ -45,7 +45,8 @@ export function sessionRoutes(deps: GatewayDeps): Router {
     next();
   };
   const json = deferBodyErrors(express.json({ limit: 16 * 1024, strict: true }));
-  router.use('/api/v1/session', surface, httpsOnly, wrongMethod(deps.book, () => passOn), jsonBodyOnly);
+  // Counted per client address at the free tier (a session call is made before, or without, a user token), with the headers every docs answer carries.
+  router.use('/api/v1/session', surface, httpsOnly, wrongMethod(deps.book, () => passOn), jsonBodyOnly, docsRateLimit(deps));
   const { keys } = deps.upstreams;
 
   deps.book.add(
