@@ -82,6 +82,30 @@ describe('docs API: documents', () => {
     expect(missing.body.message).toBe(`document ${id} has no revision 99`);
   });
 
+  it("keeps a draft's versions to its author and admins after it is published", async () => {
+    if (!t) return;
+    const id = (await call(t, 'POST', '/api/v1/documents', writer.token, { title: 'Memo to publish', content: 'DRAFT-ONLY secret', category: 'c', status: 'draft' })).body.data.id;
+    await call(t, 'PUT', `/api/v1/documents/${id}`, writer.token, { content: 'still a draft' });
+    await call(t, 'PUT', `/api/v1/documents/${id}`, writer.token, { content: 'public memo', status: 'published' });
+    await call(t, 'PUT', `/api/v1/documents/${id}`, other.token, { content: 'public memo, edited' });
+
+    const theirs = await call(t, 'GET', `/api/v1/documents/${id}/revisions`, other.token);
+    expect(theirs.body.data.revisions.map((r: any) => [r.version, r.content])).toEqual([
+      [4, 'public memo, edited'],
+      [3, 'public memo'],
+    ]);
+    for (const version of [1, 2]) {
+      expectEnvelope(await call(t, 'GET', `/api/v1/documents/${id}/revisions/${version}`, other.token), 404);
+      expectEnvelope(await call(t, 'POST', `/api/v1/documents/${id}/revisions/${version}/restore`, other.token), 404);
+    }
+    expect((await call(t, 'GET', `/api/v1/documents/${id}`, other.token)).body.data.content).toBe('public memo, edited');
+    // The author and the admin see the whole history.
+    for (const token of [writer.token, t.adminToken]) {
+      expect((await call(t, 'GET', `/api/v1/documents/${id}/revisions`, token)).body.data.revisions.map((r: any) => r.version)).toEqual([4, 3, 2, 1]);
+    }
+    expect((await call(t, 'GET', `/api/v1/documents/${id}/revisions/1`, writer.token)).body.data.content).toBe('DRAFT-ONLY secret');
+  });
+
   it('restores from the trash and deletes permanently (author only)', async () => {
     if (!t) return;
     const id = (await call(t, 'POST', '/api/v1/documents', writer.token, { title: 'Trash cycle', content: 'x' })).body.data.id;

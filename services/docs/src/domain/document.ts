@@ -38,6 +38,8 @@ export interface RevisionRow {
   tags: string[];
   authorAccountId: number;
   createdAt: Date;
+  /** The document's status when this version was made (null: kept before it was recorded). */
+  status: string | null;
 }
 
 /** The fields a change may set; everything else the repository derives. */
@@ -115,6 +117,14 @@ export function checkSlug(slug: string): string {
 /** Who may see a document at all: its author, an admin, or anyone once it is published. */
 export function maySee(actor: Actor, doc: Pick<DocumentRow, 'authorAccountId' | 'status'>): boolean {
   return actor.isAdmin || doc.authorAccountId === actor.accountId || doc.status === 'published';
+}
+
+/**
+ * A version made while the document was a draft is the author's and the admins' alone, even once
+ * the document is published: a published document shows its published history to its readers.
+ */
+export function maySeeRevision(actor: Actor, doc: Pick<DocumentRow, 'authorAccountId'>, revision: Pick<RevisionRow, 'status'>): boolean {
+  return revision.status !== 'draft' || actor.isAdmin || doc.authorAccountId === actor.accountId;
 }
 
 /** Only the author or an admin removes a document for good. */

@@ -79,8 +79,8 @@ export class DocumentsRepo {
            VALUES ($1, $2, $3, $4, $5::text[], $6, $7, 1, $8::timestamptz AT TIME ZONE 'UTC', $8::timestamptz AT TIME ZONE 'UTC')
            RETURNING *
          ), r AS (
-           INSERT INTO revisions (document_id, version, title, content, category, tags, author_account_id, created_at)
-           SELECT id, version, title, content, category, tags, author_account_id, created_at FROM d
+           INSERT INTO revisions (document_id, version, title, content, category, tags, author_account_id, created_at, status)
+           SELECT id, version, title, content, category, tags, author_account_id, created_at, status FROM d
          ), o AS (
            INSERT INTO outbox_events (subject, payload)
            SELECT $9, jsonb_set(jsonb_set($10::jsonb, '{id}', to_jsonb(d.id)), '{document,id}', to_jsonb(d.id)) FROM d
@@ -230,7 +230,7 @@ export class DocumentsRepo {
 
   private async keepRevision(tx: Tx, doc: DocumentRow, editorAccountId: number): Promise<void> {
     await tx.revision.create({
-      data: { documentId: doc.id, version: doc.version, title: doc.title, content: doc.content, category: doc.category, tags: doc.tags, authorAccountId: editorAccountId },
+      data: { documentId: doc.id, version: doc.version, title: doc.title, content: doc.content, category: doc.category, tags: doc.tags, authorAccountId: editorAccountId, status: doc.status },
     });
   }
 
@@ -314,8 +314,8 @@ async function insertMany(tx: DocsTx, docs: DocumentFields[], authorAccountId: n
     });
     const ids = ordered.map((d) => d.id);
     await tx.$executeRaw`
-      INSERT INTO revisions (document_id, version, title, content, category, tags, author_account_id, created_at)
-      SELECT id, version, title, content, category, tags, author_account_id, now() FROM documents WHERE id = ANY(${ids}::int[])`;
+      INSERT INTO revisions (document_id, version, title, content, category, tags, author_account_id, created_at, status)
+      SELECT id, version, title, content, category, tags, author_account_id, now(), status FROM documents WHERE id = ANY(${ids}::int[])`;
     const events = ordered.map((doc) => documentEvent('created', doc, authorAccountId));
     await tx.$executeRaw`
       INSERT INTO outbox_events (subject, payload)
