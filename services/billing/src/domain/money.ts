@@ -9,6 +9,10 @@ export const SCALE = 6;
 
 const DECIMAL_TEXT = /^\d{1,14}(\.\d{1,6})?$/;
 
+/** The largest amount a money column (`numeric(20, 6)`) holds. */
+export const MAX_AMOUNT_TEXT = '99999999999999.999999';
+export const MAX_AMOUNT = new Decimal(MAX_AMOUNT_TEXT);
+
 export function isDecimalText(text: string): boolean {
   return DECIMAL_TEXT.test(text);
 }

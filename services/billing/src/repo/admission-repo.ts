@@ -1,3 +1,4 @@
+import { MAX_AMOUNT_TEXT } from '../domain/money';
 import type { HotQueryable } from '@tollgate/kit';
 import type { BillingDb } from '../db';
 import { isDeadlock } from '../errors';
@@ -25,7 +26,8 @@ export interface SettlementRow {
  * One statement for any number of settlements: each open admission moves to charged (its price
  * snapshot × the consumed units, rounded half-up to 6 places) or refunded, once (the open state is
  * the condition); the keys' used_quota, reservation and concurrency slots move by the sum per key;
- * a ledger row per settlement.
+ * a ledger row per settlement. An amount beyond what a money column holds is that largest amount:
+ * the statement never fails on one execution's price × units, whatever else it carries.
  */
 const SETTLE_SQL = `
   WITH input AS (
@@ -35,7 +37,7 @@ const SETTLE_SQL = `
     UPDATE admissions a SET
       state = CASE WHEN i.outcome = 'charge' THEN 'charged' ELSE 'refunded' END,
       charged = CASE WHEN i.outcome = 'charge'
-        THEN round(a.price_fixed + a.price_input_token * i.input_tokens + a.price_output_token * i.output_tokens + a.price_second * i.seconds, 6)
+        THEN LEAST(round(a.price_fixed + a.price_input_token * i.input_tokens + a.price_output_token * i.output_tokens + a.price_second * i.seconds, 6), ${MAX_AMOUNT_TEXT})
         ELSE 0 END,
       settled_at = now()
     FROM input i
@@ -45,7 +47,7 @@ const SETTLE_SQL = `
     SELECT api_key_id, sum(charged) AS charged, sum(reserved) AS reserved, count(*)::int AS n FROM adm GROUP BY api_key_id
   ), usage AS (
     UPDATE key_usage k SET
-      used_quota = k.used_quota + p.charged,
+      used_quota = LEAST(k.used_quota + p.charged, ${MAX_AMOUNT_TEXT}),
       reserved = GREATEST(k.reserved - p.reserved, 0),
       in_flight = GREATEST(k.in_flight - p.n, 0),
       updated_at = now()

@@ -1,6 +1,6 @@
 import type { HotQueryable, HotQueryOptions } from '@tollgate/kit';
 import type { BillingDb } from '../db';
-import { Decimal } from '../domain/money';
+import { Decimal, MAX_AMOUNT_TEXT } from '../domain/money';
 import type { PriceSnapshot } from '../domain/prices';
 
 export interface AdmitInput {
@@ -43,7 +43,7 @@ const ADMIT_SQL = `
     WHERE ($3::numeric IS NULL OR ($4::numeric <= $3::numeric AND ($4::numeric > 0 OR 0 < $3::numeric)))
       AND $5::int >= 1 AND $6::int >= 1
     ON CONFLICT (api_key_id) DO UPDATE SET
-      reserved = k.reserved + $4::numeric,
+      reserved = LEAST(k.reserved + $4::numeric, ${MAX_AMOUNT_TEXT}),
       in_flight = k.in_flight + 1,
       rpm_count = CASE WHEN k.rpm_window = date_trunc('minute', now()) THEN k.rpm_count + 1 ELSE 1 END,
       rpm_window = date_trunc('minute', now()),
@@ -119,7 +119,7 @@ const ADMIT_MANY_SQL = `
     FROM admitted GROUP BY api_key_id
   ), usage AS (
     UPDATE key_usage k SET
-      reserved = k.reserved + p.reservation,
+      reserved = LEAST(k.reserved + p.reservation, ${MAX_AMOUNT_TEXT}),
       in_flight = k.in_flight + p.n,
       rpm_count = l.rpm_now + p.n,
       rpm_window = date_trunc('minute', now()),

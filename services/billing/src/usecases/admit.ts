@@ -1,7 +1,7 @@
 import { AppError, ErrorCode, type HotQueryOptions } from '@tollgate/kit';
 import type { LevelLimits } from '../config';
 import { effectiveLimits } from '../domain/limits';
-import { Decimal, isDecimalText, moneyText } from '../domain/money';
+import { Decimal, isDecimalText, MAX_AMOUNT, MAX_AMOUNT_TEXT, moneyText } from '../domain/money';
 import { BASES, PRICED_KINDS, reservationFor, snapshotOf, type Estimate } from '../domain/prices';
 import { isUniqueViolation, limitErrors } from '../errors';
 import type { PriceCache } from '../repo/price-cache';
@@ -82,6 +82,9 @@ async function prepare(deps: AdmitDeps, c: AdmitCommand, finishing: string[]): P
   if (rows.length === 0) throw new AppError(ErrorCode.FailedPrecondition, `no price is set for ${c.kind}${c.basis ? ` by ${c.basis}` : ''}`);
   const prices = snapshotOf(rows);
   const reservation = reservationFor(prices, c.estimate);
+  if (reservation.gt(MAX_AMOUNT)) {
+    throw AppError.field(['body', 'max_tokens'], `this execution could cost ${reservation.toFixed(0)} by ${prices.basis}, more than an amount can hold (${MAX_AMOUNT_TEXT}): lower max_tokens, or the price`, 'too_big');
+  }
   const quota = c.quota === '' ? null : new Decimal(c.quota);
   const limits = effectiveLimits(deps.limits, c.level, c);
   return { command: c, quota, limits, input: { ...c, quota: quota ? quota.toFixed() : null, reservation, prices, ...limits, leaseSeconds: c.leaseSeconds ?? 0, finishing } };
