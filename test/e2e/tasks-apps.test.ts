@@ -140,6 +140,30 @@ describe('apps', () => {
       expect((await send(t, 'POST', '/v1/task-status/update', { body: { task_number: n, status: '已完成' }, headers: { 'x-reporter-token': app.body.reporter_token } })).status).toBe(409);
     });
 
+    it('fails and refunds its unfinished tasks when the app is deleted; an app made later under the same id cannot report them', async () => {
+      if (!t) return;
+      const app = await apps('POST', '/v1/apps', owner.token, { app_id: 'outside-5', kind: 'agent', name: 'Outside 5', provider: 'external' });
+      const waiting = (await send(t, 'POST', '/v1/agent/outside-5/async', { key: owner.key, body: hello() })).body.task_number;
+      const running = (await send(t, 'POST', '/v1/agent/outside-5/async', { key: owner.key, body: hello() })).body.task_number;
+      const started = await send(t, 'POST', '/v1/task-status/update', { body: { task_number: running, status: '执行中' }, headers: { 'x-reporter-token': app.body.reporter_token } });
+      expect(started.body.status).toBe('执行中');
+
+      expect((await apps('DELETE', '/v1/apps/outside-5', owner.token)).status).toBe(200);
+      for (const n of [waiting, running]) {
+        expect((await send(t, 'GET', `/v1/task-query/${n}`, { key: owner.key })).body).toMatchObject({ status: '已报错', comments: 'app outside-5 no longer exists' });
+        for (;;) {
+          const rows = await billingSql<{ state: string }>(t, 'SELECT state FROM admissions WHERE task_number = $1', [n]);
+          if (rows[0]?.state === 'refunded') break;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      }
+      const again = await apps('POST', '/v1/apps', other.token, { app_id: 'outside-5', kind: 'agent', name: 'Not the first', provider: 'external' });
+      expect(again.status).toBe(200);
+      const takeOver = await send(t, 'POST', '/v1/task-status/update', { body: { task_number: waiting, status: '已完成', task_result: { by: 'someone else' } }, headers: { 'x-reporter-token': again.body.reporter_token } });
+      expect(takeOver.status).toBe(409);
+      expect((await send(t, 'GET', `/v1/task-query/${waiting}`, { key: owner.key })).body.status).toBe('已报错');
+    });
+
     it('cancels a waiting task that never ran and refunds it', async () => {
       if (!t) return;
       await apps('POST', '/v1/apps', owner.token, { app_id: 'outside-3', kind: 'agent', name: 'Outside 3', provider: 'external' });

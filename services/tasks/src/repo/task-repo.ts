@@ -262,6 +262,12 @@ export class TaskRepo {
     await this.db.task.updateMany({ where: { leaseOwner: owner, status: TaskStatus.Running, mode: 'async' }, data: { leaseExpiresAt: new Date(0) } });
   }
 
+  /** Waiting and running tasks of an external app, oldest first, `limit` at a time. */
+  async unfinishedOfExternalApp(appId: string, limit: number): Promise<TaskRecord[]> {
+    const rows = await this.db.task.findMany({ where: { appId, mode: 'external', status: { in: [TaskStatus.Waiting, TaskStatus.Running] } }, orderBy: { id: 'asc' }, take: limit });
+    return rows.map(toTask);
+  }
+
   /** Running sync tasks whose replica stopped heartbeating: their caller is gone, so they fail. */
   async failAbandonedSync(comments: string): Promise<TaskRecord[]> {
     const stale = await this.db.task.findMany({ where: { mode: 'sync', status: TaskStatus.Running, leaseExpiresAt: { lt: new Date() } }, take: 100 });
