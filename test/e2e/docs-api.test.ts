@@ -82,6 +82,14 @@ describe('docs API: documents', () => {
     expect(missing.body.message).toBe(`document ${id} has no revision 99`);
   });
 
+  it('cuts list excerpts on whole characters: no half of an emoji at the end', async () => {
+    if (!t) return;
+    const id = (await call(t, 'POST', '/api/v1/documents', writer.token, { title: 'Emoji excerpt', content: 'a' + '😀'.repeat(200), category: 'emoji-cut' })).body.data.id;
+    const listed = await call(t, 'GET', '/api/v1/documents?category=emoji-cut&limit=5', writer.token);
+    const item = listed.body.data.documents.find((d: any) => d.id === id);
+    expect(item.excerpt).toBe('a' + '😀'.repeat(149));
+  });
+
   it("keeps a draft's versions to its author and admins after it is published", async () => {
     if (!t) return;
     const id = (await call(t, 'POST', '/api/v1/documents', writer.token, { title: 'Memo to publish', content: 'DRAFT-ONLY secret', category: 'c', status: 'draft' })).body.data.id;

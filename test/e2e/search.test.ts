@@ -112,6 +112,11 @@ describe('docs API: search', () => {
     expect(order.body.message).toContain('start must not be after end');
     const sort = await adv({ query: 'x', sort: 'popularity' });
     expect(sort.body.data.errors[0].loc).toEqual(['body', 'sort']);
+    // Paging past the first 10,000 results: where the page was sent, body or query string.
+    const deep = await adv({ query: 'x', page: 101, limit: 100 });
+    expectEnvelope(deep, 422);
+    expect(deep.body.data.errors[0].loc).toEqual(['body', 'page']);
+    expect((await call(t, 'GET', '/api/v1/search?q=x&page=101&limit=100', reader.token)).body.data.errors[0].loc).toEqual(['query', 'page']);
     const types = await adv({ query: 5, filters: { category: 'faq' }, limit: '10' });
     expect(types.body.data.errors.map((e: any) => e.loc.join('.')).sort()).toEqual(['body.filters.category', 'body.limit', 'body.query']);
     expectEnvelope(await adv('{"query": '), 422);

@@ -14,3 +14,4 @@ export * from './site';
 export * from './render';
 export * from './secrets';
 export * from './time';
+export * from './text';

@@ -1,4 +1,4 @@
-import { implement, type Logger } from '@tollgate/kit';
+import { clipText, implement, type Logger } from '@tollgate/kit';
 import { DocsService } from '@tollgate/protos/docs';
 import type { DocumentsRepo } from './repo/documents-repo';
 import { actorOf, toBulkResultMessage, toDocumentMessage, toRevisionMessage } from './encode';
@@ -50,7 +50,7 @@ export function docsServer(repo: DocumentsRepo, log: Logger) {
           authorAccountId: req.authorAccountId || undefined,
           deleted: req.deleted,
         });
-        const documents = result.documents.map(toDocumentMessage).map((d) => (req.summary ? { ...d, content: d.content.slice(0, SUMMARY_CHARS) } : d));
+        const documents = result.documents.map(toDocumentMessage).map((d) => (req.summary ? { ...d, content: clipText(d.content, SUMMARY_CHARS) } : d));
         return { documents, page: { page: result.page, pageSize: result.pageSize, total: result.total } };
       },
       listRevisions: async (req) => ({ revisions: (await listRevisions(repo, actorOf(req.actor), req.id)).map(toRevisionMessage) }),

@@ -51,6 +51,19 @@ describe('text for the index', () => {
     expect(whole.has(plain[plain.length - 1])).toBe(true);
   });
 
+  it('never cuts a character beyond the Basic Multilingual Plane in half (no U+FFFD at either end)', () => {
+    for (const char of ['😀', '𝒳']) {
+      for (const shift of ['', 'a']) {
+        const text = `${shift}${char.repeat(200)} needle ${char.repeat(200)}`;
+        for (const terms of [new Set(['needle']), new Set(['zzz'])]) {
+          const s = snippet(text, terms, 81);
+          expect(s).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+          expect(Buffer.from(s, 'utf8').toString('utf8')).not.toContain('\uFFFD');
+        }
+      }
+    }
+  });
+
   it('starts at the beginning when nothing in the text matched', () => {
     expect(snippet('short text', new Set(['zzz']))).toBe('short text');
   });

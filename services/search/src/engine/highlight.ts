@@ -1,3 +1,4 @@
+import { wholeCharacterCut } from '@tollgate/kit/src/text';
 import { WORD, WORD_CHAR as WORD_CHAR_RE, escapeHtml, normalizeTerm } from './text';
 
 export const MARK_OPEN = '<mark>';
@@ -72,8 +73,8 @@ export function snippet(text: string, terms: ReadonlySet<string>, size = SNIPPET
   }
   let to = Math.min(text.length, from + size);
   if (to - from < size) from = Math.max(0, to - size);
-  if (from > 0) from = wordStartAfter(text, from);
-  if (to < text.length) to = wordEndBefore(text, to, from);
+  if (from > 0) from = wholeCharacterCut(text, wordStartAfter(text, from), 'end');
+  if (to < text.length) to = wholeCharacterCut(text, wordEndBefore(text, to, from), 'start');
   const body = render(text, spans, from, to).replace(/\s+/g, ' ').trim();
   return `${from > 0 ? '…' : ''}${body}${to < text.length ? '…' : ''}`;
 }

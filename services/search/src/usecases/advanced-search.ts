@@ -36,7 +36,7 @@ export function advancedSearch(deps: SearchDeps, input: AdvancedSearchInput): Pr
   if (updatedFrom !== undefined && updatedTo !== undefined && updatedFrom >= updatedTo) {
     throw AppError.field(['body', 'filters', 'dateRange'], 'filters.dateRange: start must not be after end');
   }
-  const { page, pageSize, offset } = paging(input.page, input.limit);
+  const { page, pageSize, offset } = paging(input.page, input.limit, 'body');
   const clean = (list: string[]) => [...new Set(list.map((s) => s.trim()).filter(Boolean))];
   return runAndRecord(
     deps,

@@ -34,10 +34,11 @@ export function checkQueryLength(q: string, loc: string[]): string {
   return q;
 }
 
-export function paging(page: number | undefined, limit: number | undefined): { page: number; pageSize: number; offset: number } {
+/** `part`: where the client sent the page (query string of a search, body of an advanced search), for the error's loc. */
+export function paging(page: number | undefined, limit: number | undefined, part: 'query' | 'body'): { page: number; pageSize: number; offset: number } {
   const pageSize = Math.min(MAX_LIMIT, Math.max(1, limit || DEFAULT_LIMIT));
   const p = Math.max(1, page || 1);
-  if ((p - 1) * pageSize + pageSize > MAX_WINDOW) throw AppError.field(['query', 'page'], `page: results beyond the first ${MAX_WINDOW} cannot be paged to; refine the query`);
+  if ((p - 1) * pageSize + pageSize > MAX_WINDOW) throw AppError.field([part, 'page'], `page: results beyond the first ${MAX_WINDOW} cannot be paged to; refine the query`);
   return { page: p, pageSize, offset: (p - 1) * pageSize };
 }
 

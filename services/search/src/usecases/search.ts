@@ -5,6 +5,6 @@ import { checkQueryLength, paging, runAndRecord, type SearchDeps, type SearchPag
 export function searchDocuments(deps: SearchDeps, input: { q: string; page?: number; pageSize?: number; accountId?: number }): Promise<SearchPage> {
   const q = checkQueryLength(input.q.trim(), ['query', 'q']);
   if (!q) throw AppError.field(['query', 'q'], 'q: a search text is required');
-  const { page, pageSize, offset } = paging(input.page, input.pageSize);
+  const { page, pageSize, offset } = paging(input.page, input.pageSize, 'query');
   return runAndRecord(deps, { q, categories: [], tags: [], sort: 'relevance', offset, limit: pageSize }, { kind: 'search', accountId: input.accountId }, page);
 }

@@ -1,0 +1,1 @@
+export { clipText, wholeCharacterCut } from './whole-characters';
