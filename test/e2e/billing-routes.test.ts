@@ -122,6 +122,8 @@ describe('/v1/billing', () => {
     expect(prices.body.items).toContainEqual(expect.objectContaining({ kind: 'agent', basis: 'per_execution', unit_price: '1' }));
     const denied = await call(t, 'PUT', '/v1/billing/prices', owner.token, { kind: 'aiapp', basis: 'per_execution', unit_price: '3' });
     expect(denied.status).toBe(403);
+    const unknown = await call(t, 'PUT', '/v1/billing/prices', t.adminToken, { kind: 'aiapp', basis: 'per_execution', unit_price: '3', currency: 'USD' });
+    expect(unknown.status).toBe(422);
     const negative = await call(t, 'PUT', '/v1/billing/prices', t.adminToken, { kind: 'aiapp', basis: 'per_execution', unit_price: '-3' });
     expect(negative.status).toBe(422);
     expect(negative.body.detail.map((i: any) => i.loc)).toContainEqual(['body', 'unit_price']);

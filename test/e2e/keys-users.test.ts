@@ -168,6 +168,14 @@ describe('users API', () => {
       expect(after.body.data).toMatchObject({ level: 'pro', status: '启用', valid_until: null, permissions: { admin: false } });
     });
 
+    it('refuses an update that changes nothing (an empty body) with 422, as documents do', async () => {
+      if (!t) return;
+      const u = await newUser(t);
+      const r = await api(t, 'PUT', `/api/v1/users/${u.id}`, u.token, {});
+      expect(r.status).toBe(422);
+      expect(r.body.message).toContain('nothing to update');
+    });
+
     it('an account past its valid_until may only read with its token: every write is 403', async () => {
       if (!t) return;
       const u = await newUser(t);

@@ -77,6 +77,13 @@ describe('apps', () => {
     expect(await bad({ settings: { echo_delay_ms: 'slow' } })).toEqual([422, 'echo_delay_ms']);
     expect((await bad({ public: true }))[0]).toBe(403);
     expect((await apps('PATCH', '/v1/apps/demo-agent', owner.token, { name: 'mine now' })).status).toBe(403);
+    // app_id and kind never change: sending them is a 422, not silently ignored; so is an unknown field.
+    await apps('POST', '/v1/apps', owner.token, { app_id: 'fixed-kind', kind: 'agent', name: 'Fixed' });
+    for (const field of [{ kind: 'chatbot' }, { app_id: 'renamed' }, { nmae: 'typo' }]) {
+      const r = await apps('PATCH', '/v1/apps/fixed-kind', owner.token, field);
+      expect([Object.keys(field)[0], r.status]).toEqual([Object.keys(field)[0], 422]);
+    }
+    expect((await apps('GET', '/v1/apps/fixed-kind', owner.token)).body).toMatchObject({ app_id: 'fixed-kind', kind: 'agent', name: 'Fixed' });
     expect((await apps('POST', '/v1/apps', undefined, { app_id: 'x2', kind: 'agent', name: 'x' })).status).toBe(401);
     const byAdmin = await apps('POST', '/v1/apps', t.adminToken, { app_id: 'shared-app', kind: 'aiapp', name: 'Shared', model: 'echo-1', public: true });
     expect(byAdmin.status).toBe(200);

@@ -69,7 +69,8 @@ const createBody = z.object({
   api_key: editable.api_key.default(''),
   timeout_ms: editable.timeout_ms.default(0),
 });
-const patchBody = z.object(editable).partial();
+/** Unknown fields, and app_id or kind (they never change), are refused rather than ignored. */
+const patchBody = z.object(editable).partial().strict();
 const appPath = z.object({ app_id: z.string().min(1).max(64) });
 const listQuery = z.object({ page: decimalInt(1, 100_000).default(1), page_size: decimalInt(1, 100).default(20), kind: z.enum(TASK_KINDS).optional() });
 

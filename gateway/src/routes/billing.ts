@@ -47,7 +47,7 @@ const priceBody = z.object({
   kind: z.enum(KINDS),
   basis: z.enum(BASES),
   unit_price: z.union([z.string().regex(/^\d{1,14}(\.\d{1,6})?$/, 'must be a non-negative decimal with at most 6 decimal places'), z.number().nonnegative()]),
-});
+}).strict();
 
 const errors = { 401: { description: 'Missing or unknown user token' }, 403: { description: "Not allowed (another account's data, or not an admin)" }, 422: { description: 'Invalid parameter' } };
 

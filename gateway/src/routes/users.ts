@@ -49,7 +49,8 @@ const updateBody = z
     permissions: permissionsSchema.optional().openapi({ description: 'Admin only; fields given replace the current ones' }),
     valid_until: validUntil.openapi({ description: 'Admin only' }),
   })
-  .strict();
+  .strict()
+  .refine((b) => Object.keys(b).length > 0, { message: 'nothing to update: send at least one field' });
 
 const idParams = z.object({ id: decimalInt(1, 2_147_483_647) });
 const listQuery = z.object({
