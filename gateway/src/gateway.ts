@@ -33,7 +33,7 @@ const LISTEN_BACKLOG = 4096;
  */
 const KEEP_ALIVE_MS = 65_000;
 
-/** Timeouts of receiving a request; the server checks them every `checkEveryMs` (a creation option). */
+/** Timeouts of receiving a request (creation options: the check interval is one). */
 function requestTimeouts(requestTimeoutMs: number) {
   return {
     requestTimeout: requestTimeoutMs,

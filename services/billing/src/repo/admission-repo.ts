@@ -1,7 +1,7 @@
-import { MAX_AMOUNT_TEXT } from '../domain/money';
 import type { HotQueryable } from '@tollgate/kit';
 import type { BillingDb } from '../db';
 import { isDeadlock } from '../errors';
+import { MAX_AMOUNT_TEXT } from '../domain/money';
 
 export type AdmissionState = 'open' | 'charged' | 'refunded';
 

@@ -1,5 +1,5 @@
 import { TaskStatus } from '@tollgate/kit';
-import type { TaskRecord } from './types';
+import { MAX_TOKEN_COUNT, type TaskRecord } from './types';
 
 export interface Settlement {
   taskNumber: string;
@@ -8,9 +8,8 @@ export interface Settlement {
 }
 
 const NOTHING = { inputTokens: 0, outputTokens: 0, seconds: '' };
-/** Token counts billing accepts (a task stored before upstream usage was checked may hold anything). */
-const MAX_TOKENS = 2_147_483_647;
-const billable = (tokens: unknown): number => (typeof tokens === 'number' && Number.isInteger(tokens) && tokens >= 0 ? Math.min(tokens, MAX_TOKENS) : 0);
+/** A count billing accepts (a task stored before upstream usage was checked may hold anything). */
+const billable = (tokens: unknown): number => (typeof tokens === 'number' && Number.isInteger(tokens) && tokens >= 0 ? Math.min(tokens, MAX_TOKEN_COUNT) : 0);
 
 /**
  * How a task's admission is settled, from its final state alone: 已完成 is charged by its usage and

@@ -26,6 +26,12 @@ export interface Usage {
   total_tokens: number;
 }
 
+/** Largest token count taken as a count (32 bits, as the execution APIs accept for max_tokens). */
+export const MAX_TOKEN_COUNT = 2_147_483_647;
+
+/** A token count billing accepts: whole, non-negative, at most MAX_TOKEN_COUNT. */
+export const isTokenCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= MAX_TOKEN_COUNT;
+
 export interface Actor {
   accountId: number;
   isAdmin: boolean;

@@ -1,5 +1,5 @@
 import { parseStorableJson, storableText } from '@tollgate/kit';
-import type { ToolCall, Usage } from '../domain/types';
+import { isTokenCount, type ToolCall, type Usage } from '../domain/types';
 import { sseData } from './sse-lines';
 import { ToolCallAssembler, toolCallsOf, type UpstreamToolCall, upstreamMessages, upstreamTools } from './openai-tools';
 import { ProviderError, estimateUsage, withTimeout, type ChatOptions, type ChatProvider, type ProviderCall, type ProviderReply } from './types';
@@ -35,10 +35,6 @@ function upstreamMessage(text: string): string {
   return storableText(text.trim().slice(0, MAX_ERROR_TEXT)) || 'no body';
 }
 
-/** Largest token count believed from an upstream (a 32-bit integer, as the execution APIs accept for max_tokens). */
-const MAX_REPORTED_TOKENS = 2_147_483_647;
-const isTokenCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= MAX_REPORTED_TOKENS;
-
 /**
  * The upstream's usage when it reports a believable one (whole, non-negative, 32-bit counts), else a
  * word count: a server an app points at may send anything, and what is billed must be a count.
@@ -60,11 +56,16 @@ function textOf(value: unknown, where: string): string {
 
 const optionalText = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
+/** What a failed fetch or body read says: its cause's code or message (undici wraps the socket's error). */
+function causeOf(err: unknown): string {
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (err as Error).message;
+}
+
 /** A failure while the upstream's body was being read (the connection broke off): the upstream's, not ours. */
 function readFailure(err: unknown, signal: AbortSignal): unknown {
   if (signal.aborted || err instanceof ProviderError) return err;
-  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-  return new ProviderError('upstream', `upstream connection broke off during the answer: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+  return new ProviderError('upstream', `upstream connection broke off during the answer: ${causeOf(err)}`);
 }
 
 /** The upstream's stream events, a broken connection turned into a provider failure. */
@@ -82,14 +83,14 @@ async function* upstreamEvents(res: Response, signal: AbortSignal): AsyncGenerat
   }
 }
 
-async function readStream(res: Response, call: ProviderCall, options: ChatOptions, signal: AbortSignal): Promise<ProviderReply> {
+async function readStream(res: Response, call: ProviderCall, options: ChatOptions): Promise<ProviderReply> {
   let content = '';
   let finishReason = '';
   let model = call.model;
   let usage: Partial<Usage> | null | undefined;
   let done = false;
   const calls = new ToolCallAssembler();
-  for await (const data of upstreamEvents(res, signal)) {
+  for await (const data of upstreamEvents(res, options.signal)) {
     if (data === '[DONE]') {
       done = true;
       break;
@@ -161,11 +162,10 @@ export function openAiCompatibleProvider(target: OpenAiCompatibleTarget): ChatPr
           res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal: budget.signal });
         } catch (err) {
           if (budget.signal.aborted) throw err;
-          const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-          throw new ProviderError('upstream', `upstream ${url} unreachable: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+          throw new ProviderError('upstream', `upstream ${url} unreachable: ${causeOf(err)}`);
         }
         if (!res.ok) throw new ProviderError('upstream', `upstream returned HTTP ${res.status}: ${upstreamMessage(await res.text())}`);
-        return stream ? await readStream(res, call, options, options.signal) : await readJson(res, call, options.signal);
+        return stream ? await readStream(res, call, options) : await readJson(res, call, options.signal);
       } catch (err) {
         if (budget.timedOut()) throw new ProviderError('timeout', `upstream did not answer within ${options.timeoutMs} ms`);
         throw err;
