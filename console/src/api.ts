@@ -18,7 +18,7 @@ export class ApiError extends Error {
 }
 
 /** The message a page shows: the server's own, and for a 429 when to try again. */
-function messageOf(status: number, body: unknown, retryAfter?: number): string {
+export function messageOf(status: number, body: unknown, retryAfter?: number): string {
   const b = body as { message?: string; detail?: unknown } | null;
   let text = typeof b?.message === 'string' ? b.message : typeof b?.detail === 'string' ? b.detail : Array.isArray(b?.detail) ? (b!.detail as Array<{ loc?: string[]; msg?: string }>).map((d) => `${(d.loc ?? []).slice(1).join('.')}: ${d.msg}`).join('; ') : `HTTP ${status}`;
   const errors = (b as { data?: { errors?: Array<{ loc: string[]; msg: string }> } } | null)?.data?.errors;
@@ -30,6 +30,7 @@ function messageOf(status: number, body: unknown, retryAfter?: number): string {
 interface CallOptions {
   method?: string;
   json?: unknown;
+  /** Form fields; undefined ones are left out, an empty string is sent (it clears a field on an update). */
   form?: Record<string, string | number | undefined>;
   headers?: Record<string, string>;
 }
@@ -41,6 +42,8 @@ export async function call<T>(path: string, opts: CallOptions = {}): Promise<T> 
   if (!res.ok) {
     const retry = Number(res.headers.get('retry-after')) || undefined;
     if (res.status === 401 && path !== '/api/v1/session') window.dispatchEvent(new Event('tollgate:signed-out'));
+    // The cookie's session is not the one this tab knows (signed in again in another tab): read it afresh.
+    if (res.status === 403 && /csrf/i.test(messageOf(res.status, body))) window.dispatchEvent(new Event('tollgate:session-changed'));
     throw new ApiError(messageOf(res.status, body, retry), res.status, retry);
   }
   return body as T;
@@ -55,7 +58,7 @@ export function raw(path: string, opts: CallOptions = {}): Promise<Response> {
     body = JSON.stringify(opts.json);
   } else if (opts.form) {
     const form = new URLSearchParams();
-    for (const [k, v] of Object.entries(opts.form)) if (v !== undefined && v !== '') form.set(k, String(v));
+    for (const [k, v] of Object.entries(opts.form)) if (v !== undefined) form.set(k, String(v));
     body = form;
   }
   if (method !== 'GET' && method !== 'HEAD' && csrfToken) headers['x-csrf-token'] = csrfToken;
@@ -69,6 +72,9 @@ function safeJson(text: string): unknown {
     return { message: text.slice(0, 300) };
   }
 }
+
+/** undefined for an empty value: a form field left out rather than sent empty. */
+export const filled = (v: string | number | undefined): string | number | undefined => (v === '' ? undefined : v);
 
 /** The docs-API envelope's data. */
 export const data = <T>(p: Promise<{ data: T }>): Promise<T> => p.then((b) => b.data);

@@ -1,4 +1,5 @@
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
 import { call, data, setCsrfToken, type User } from './api';
 
 interface SessionState {
@@ -13,31 +14,54 @@ const SessionContext = createContext<SessionState | null>(null);
 export function SessionProvider({ children }: { children: ReactNode }) {
   const [user, setUser] = useState<User | null>(null);
   const [loading, setLoading] = useState(true);
+  const queries = useQueryClient();
 
   useEffect(() => {
-    data(call<{ data: { user: User; csrf_token: string } }>('/api/v1/session'))
-      .then((s) => {
-        setCsrfToken(s.csrf_token);
-        setUser(s.user);
-      })
-      .catch(() => setUser(null))
-      .finally(() => setLoading(false));
-    const lost = () => setUser(null);
+    // What this tab shows belongs to one user: another session (signed in again elsewhere) starts afresh.
+    const read = () =>
+      data(call<{ data: { user: User; csrf_token: string } }>('/api/v1/session'))
+        .then((s) => {
+          setCsrfToken(s.csrf_token);
+          setUser((was) => {
+            if (was && was.id !== s.user.id) queries.clear();
+            return s.user;
+          });
+        })
+        .catch(() => {
+          queries.clear();
+          setUser(null);
+        })
+        .finally(() => setLoading(false));
+    void read();
+    const lost = () => {
+      queries.clear();
+      setUser(null);
+    };
+    const changed = () => void read();
     window.addEventListener('tollgate:signed-out', lost);
-    return () => window.removeEventListener('tollgate:signed-out', lost);
-  }, []);
+    window.addEventListener('tollgate:session-changed', changed);
+    return () => {
+      window.removeEventListener('tollgate:signed-out', lost);
+      window.removeEventListener('tollgate:session-changed', changed);
+    };
+  }, [queries]);
 
-  const signedIn = useCallback((u: User, csrf: string) => {
-    setCsrfToken(csrf);
-    setUser(u);
-  }, []);
+  const signedIn = useCallback(
+    (u: User, csrf: string) => {
+      queries.clear();
+      setCsrfToken(csrf);
+      setUser(u);
+    },
+    [queries],
+  );
 
   const signOut = useCallback(async () => {
     await call('/api/v1/session', { method: 'DELETE' }).catch(() => undefined);
     setCsrfToken('');
     sessionStorage.clear();
+    queries.clear();
     setUser(null);
-  }, []);
+  }, [queries]);
 
   return <SessionContext.Provider value={{ user, loading, signedIn, signOut }}>{children}</SessionContext.Provider>;
 }

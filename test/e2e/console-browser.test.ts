@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildConsole } from '../../scripts/console-build';
 import { startTestSystem, type TestSystem } from '../support/system';
 import { launchChromium, screenshot, seriousViolations } from '../support/browser';
-import { api } from './keys-support';
+import { api, postForm } from './keys-support';
 
 jest.setTimeout(120_000);
 
@@ -17,6 +17,7 @@ describe('web console in a browser', () => {
   const password = 'analytical engine 1843';
   let keySecret = '';
   let playgroundTask = '';
+  let adaToken = '';
 
   beforeAll(async () => {
     browser = await launchChromium();
@@ -84,7 +85,8 @@ describe('web console in a browser', () => {
     await create.getByLabel('Level').selectOption('pro');
     await create.getByLabel('Initial password').fill(password);
     await create.getByRole('button', { name: 'Create user' }).click();
-    await expect(admin.getByTestId('shown-user-token').textContent()).resolves.toMatch(/^tg-[A-Za-z0-9]{40}$/);
+    adaToken = (await admin.getByTestId('shown-user-token').textContent())!;
+    expect(adaToken).toMatch(/^tg-[A-Za-z0-9]{40}$/);
     await admin.getByRole('cell', { name: email }).waitFor();
     await admin.getByText('keys: serving').waitFor();
     await accessible(admin, 'administration');
@@ -157,6 +159,85 @@ describe('web console in a browser', () => {
     await user.getByRole('cell', { name: 'console key', exact: true }).waitFor();
   });
 
+  it('edits a key: an emptied quota, expiry or comments is cleared, an untouched expiry keeps its seconds, a double click makes one key', async () => {
+    if (!t) return;
+    const made = await postForm(t, '/apikeys/create', { token: adaToken, name: 'edited key', quota: '5', expired_time: '20301231235959', comments: 'hello' });
+    expect(made.status).toBe(200);
+    const stored = async () => (await postForm(t!, '/apikeys/list', { token: adaToken })).body.data.items.find((k: any) => k.id === made.body.data.id);
+    await go(user, '/keys');
+    const edit = user.getByRole('form', { name: 'Edit key' });
+    await user.getByRole('button', { name: 'Edit edited key' }).click();
+    await edit.getByLabel('Name').fill('edited key 2');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await user.getByRole('cell', { name: 'edited key 2', exact: true }).waitFor();
+    expect(await stored()).toMatchObject({ name: 'edited key 2', quota: 5, expired_time: '20301231235959', comments: 'hello' });
+
+    await user.getByRole('button', { name: 'Edit edited key 2' }).click();
+    await edit.getByLabel('Quota (¥)').fill('');
+    await edit.getByLabel('Expires (UTC)').fill('');
+    await edit.getByLabel('Comments').fill('');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await edit.waitFor({ state: 'detached' });
+    expect(await stored()).toMatchObject({ quota: null, expired_time: null, comments: '' });
+
+    await user.getByText('Create a key').click();
+    const create = user.getByRole('form', { name: 'Create a key' });
+    await create.getByLabel('Name').fill('clicked twice');
+    await create.getByRole('button', { name: 'Create key' }).dblclick();
+    await user.getByTestId('new-key-secret').waitFor();
+    await user.getByRole('button', { name: 'Done' }).click();
+    const all = (await postForm(t, '/apikeys/list', { token: adaToken })).body.data.items.filter((k: any) => k.name === 'clicked twice');
+    expect(all).toHaveLength(1);
+  });
+
+  it('shows the server\'s message instead of crashing when a list cannot be read (admin taken away while the page is open)', async () => {
+    if (!t) return;
+    const made = await api(t, 'POST', '/api/v1/users', t.adminToken, { name: 'Second admin', email: `admin2-${Date.now()}@example.com`, level: 'pro', permissions: { admin: true } });
+    expect(made.status).toBe(201);
+    const page = await newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await go(page, '/');
+    await page.getByLabel('User token', { exact: true }).check();
+    await page.getByRole('textbox', { name: 'User token' }).fill(made.body.data.token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    expect((await api(t, 'PUT', `/api/v1/users/${made.body.data.id}`, t.adminToken, { permissions: { admin: false } })).status).toBe(200);
+    await nav(page, 'Administration').click();
+    await page.getByRole('alert').filter({ hasText: 'admin permission' }).first().waitFor();
+    await expect(page.getByText('Unexpected Application Error').count()).resolves.toBe(0);
+    expect(errors).toEqual([]);
+  });
+
+  it('reads the session afresh when another tab signed in as someone else, instead of mixing two users', async () => {
+    if (!t) return;
+    await go(user, '/keys');
+    await user.getByRole('cell', { name: 'edited key 2', exact: true }).waitFor();
+    const other = await user.context().newPage();
+    await other.goto(`${t.https}/console/`);
+    await other.getByRole('button', { name: 'Sign out' }).click();
+    await other.getByLabel('User token', { exact: true }).check();
+    await other.getByRole('textbox', { name: 'User token' }).fill(t.adminToken);
+    await other.getByRole('button', { name: 'Sign in' }).click();
+    await other.getByRole('heading', { name: 'Overview' }).waitFor();
+    // This tab still believes it is Ada's; its next state change finds another session.
+    await user.getByText('Create a key').click();
+    await user.getByRole('form', { name: 'Create a key' }).getByLabel('Name').fill('from the old tab');
+    await user.getByRole('form', { name: 'Create a key' }).getByRole('button', { name: 'Create key' }).click();
+    await user.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Administration', exact: true }).waitFor();
+    await expect(user.getByText('Ada', { exact: true }).count()).resolves.toBe(0);
+    // Back to Ada for the tests that follow.
+    await other.getByRole('button', { name: 'Sign out' }).click();
+    await other.getByLabel('Email and password').check();
+    await other.getByRole('textbox', { name: 'Email' }).fill(email);
+    await other.getByLabel('Password', { exact: true }).fill(password);
+    await other.getByRole('button', { name: 'Sign in' }).click();
+    await other.getByRole('heading', { name: 'Overview' }).waitFor();
+    await other.close();
+    await user.reload();
+    await user.getByText('Ada', { exact: true }).waitFor();
+  });
+
   it('runs the playground with streaming, billed to the chosen key', async () => {
     if (!t) return;
     await nav(user, 'Playground').click();
@@ -172,6 +253,14 @@ describe('web console in a browser', () => {
     await user.getByTestId('msg-assistant').filter({ hasText: 'Echo: Hello console streaming' }).waitFor();
     playgroundTask = (await user.getByTestId('pg-task').textContent())!;
     expect(playgroundTask).not.toBe('');
+    // A refused run shows the server's message, field by field, not its JSON.
+    await user.getByLabel('Temperature').fill('3');
+    await user.getByRole('textbox', { name: 'Message' }).fill('too hot');
+    await user.getByRole('button', { name: 'Send' }).click();
+    const refused = user.getByRole('alert').filter({ hasText: 'temperature' });
+    await refused.waitFor();
+    await expect(refused.textContent()).resolves.not.toContain('[{');
+    await user.getByLabel('Temperature').fill('0.7');
     await accessible(user, 'playground');
     await screenshot(user, 'playground');
   });
@@ -273,6 +362,15 @@ describe('web console in a browser', () => {
     await user.getByRole('list', { name: 'Search results' }).locator('mark').first().waitFor();
     await accessible(user, 'documents');
     await screenshot(user, 'documents');
+  });
+
+  it('wraps a long word in a title instead of widening the page', async () => {
+    if (!t) return;
+    const doc = await api(t, 'POST', '/api/v1/documents', adaToken, { title: 'LongWordWithoutSpaces'.repeat(9), content: 'x', category: 'layout' });
+    expect(doc.status).toBe(201);
+    await go(user, `/documents/${doc.body.data.id}`);
+    await user.getByRole('heading', { name: 'LongWordWithoutSpaces'.repeat(9) }).waitFor();
+    await expect(user.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(1280);
   });
 
   it('the account page rotates the user token (shown once)', async () => {

@@ -67,7 +67,7 @@ function Users() {
       <ErrorNote error={list.error ?? update.error ?? reset.error} />
       {list.isPending ? (
         <Loading />
-      ) : (
+      ) : !list.data ? null : (
         <>
           <table>
             <caption className="sr-only">Users</caption>
@@ -83,7 +83,7 @@ function Users() {
               </tr>
             </thead>
             <tbody>
-              {list.data!.users.map((u) => (
+              {list.data.users.map((u) => (
                 <tr key={u.id}>
                   <td>{u.name}</td>
                   <td>{u.email ?? '—'}</td>
@@ -119,7 +119,7 @@ function Users() {
               ))}
             </tbody>
           </table>
-          <Pager page={page} pageSize={20} total={list.data!.total} onPage={setPage} />
+          <Pager page={page} pageSize={20} total={list.data.total} shown={list.data.users.length} onPage={setPage} />
         </>
       )}
     </section>
@@ -184,7 +184,7 @@ function Apps() {
       </form>
       {list.isPending ? (
         <Loading />
-      ) : (list.data?.items ?? []).length === 0 ? (
+      ) : !list.data ? null : list.data.items.length === 0 ? (
         <Empty>No apps.</Empty>
       ) : (
         <table>
@@ -200,7 +200,7 @@ function Apps() {
             </tr>
           </thead>
           <tbody>
-            {list.data!.items.map((a) => (
+            {list.data.items.map((a) => (
               <tr key={a.app_id}>
                 <td>{a.app_id}</td>
                 <td>{a.name}</td>

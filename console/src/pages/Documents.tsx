@@ -100,7 +100,7 @@ export function DocumentsPage() {
         )
       ) : list.isPending ? (
         <Loading />
-      ) : (list.data?.documents ?? []).length === 0 ? (
+      ) : !list.data ? null : list.data.documents.length === 0 ? (
         <Empty>{trash ? 'The trash is empty.' : 'No documents yet.'}</Empty>
       ) : (
         <>
@@ -117,7 +117,7 @@ export function DocumentsPage() {
               </tr>
             </thead>
             <tbody>
-              {list.data!.documents.map((d) => (
+              {list.data.documents.map((d) => (
                 <tr key={d.id}>
                   <td>{trash ? d.title : <Link to={`/documents/${d.id}`}>{d.title}</Link>}</td>
                   <td>{d.category || '—'}</td>
@@ -138,7 +138,7 @@ export function DocumentsPage() {
               ))}
             </tbody>
           </table>
-          <Pager page={page} pageSize={20} total={list.data!.total} onPage={setPage} />
+          <Pager page={page} pageSize={20} total={list.data.total} shown={list.data.documents.length} onPage={setPage} />
         </>
       )}
     </section>

@@ -1,6 +1,6 @@
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { call, type ApiKey, type UsageRow } from '../api';
+import { call, filled, type ApiKey, type UsageRow } from '../api';
 import { workingKey } from '../session';
 import { lastDays, Sparkline } from '../ui/charts';
 import { CopyButton, Empty, ErrorNote, Field, Loading, Pager, StatusBadge } from '../ui/kit';
@@ -56,18 +56,26 @@ export function KeysPage() {
   const [channel, setChannel] = useState('');
   const [form, setForm] = useState<KeyForm>({});
   const [created, setCreated] = useState<ApiKey | null>(null);
-  const [editing, setEditing] = useState<{ id: number; form: KeyForm } | null>(null);
+  /** The key being edited: its form, and the form as it was opened (an unchanged expiry is not sent back). */
+  const [editing, setEditing] = useState<{ id: number; form: KeyForm; opened: KeyForm } | null>(null);
+  const creating = useRef(false);
+  const openEditor = (k: ApiKey) => {
+    const opened: KeyForm = { name: k.name, group: k.group, quota: k.quota === null ? '' : String(k.quota), status: k.status, expires: fromTime14(k.expired_time), rpm_limit: String(k.rpm_limit ?? 0), concurrency_limit: String(k.concurrency_limit ?? 0), comments: k.comments };
+    setEditing({ id: k.id, form: opened, opened });
+  };
   const [current, setCurrent] = useState(workingKey.get());
 
   const list = useQuery({
     queryKey: ['keys', page, status, channel],
-    queryFn: () => call<{ data: { items: ApiKey[]; total: number } }>('/apikeys/list', { form: { page, page_size: PAGE_SIZE, status, channel } }),
+    queryFn: () => call<{ data: { items: ApiKey[]; total: number } }>('/apikeys/list', { form: { page, page_size: PAGE_SIZE, status: filled(status), channel: filled(channel) } }),
   });
   const refresh = () => qc.invalidateQueries({ queryKey: ['keys'] });
 
   const create = useMutation({
     mutationFn: (f: KeyForm) =>
-      call<{ data: ApiKey }>('/apikeys/create', { form: { name: f.name, channel: f.channel, group: f.group, quota: f.quota, expired_time: toTime14(f.expires ?? ''), rpm_limit: f.rpm_limit, concurrency_limit: f.concurrency_limit, comments: f.comments } }),
+      call<{ data: ApiKey }>('/apikeys/create', {
+        form: { name: f.name, channel: filled(f.channel), group: filled(f.group), quota: filled(f.quota), expired_time: filled(toTime14(f.expires ?? '')), rpm_limit: filled(f.rpm_limit), concurrency_limit: filled(f.concurrency_limit), comments: filled(f.comments) },
+      }),
     onSuccess: (r) => {
       setCreated(r.data);
       setForm({});
@@ -75,8 +83,22 @@ export function KeysPage() {
     },
   });
   const update = useMutation({
-    mutationFn: ({ id, form: f }: { id: number; form: KeyForm }) =>
-      call('/apikeys/update', { form: { api_key_id: id, name: f.name, group: f.group, quota: f.quota ?? '', status: f.status, expired_time: toTime14(f.expires ?? ''), rpm_limit: f.rpm_limit, concurrency_limit: f.concurrency_limit, comments: f.comments } }),
+    // An empty quota, expiry or comments is sent empty: on an update that clears it (docs/keys.md).
+    mutationFn: ({ id, form: f, opened }: { id: number; form: KeyForm; opened: KeyForm }) =>
+      call('/apikeys/update', {
+        form: {
+          api_key_id: id,
+          name: f.name,
+          group: f.group,
+          quota: f.quota ?? '',
+          status: f.status,
+          // The form keeps minutes only: an expiry left as it was is not sent back without its seconds.
+          expired_time: f.expires === opened.expires ? undefined : toTime14(f.expires ?? ''),
+          rpm_limit: f.rpm_limit,
+          concurrency_limit: f.concurrency_limit,
+          comments: f.comments ?? '',
+        },
+      }),
     onSuccess: () => {
       setEditing(null);
       void refresh();
@@ -86,7 +108,10 @@ export function KeysPage() {
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    create.mutate(form);
+    // A double click submits twice before the button is disabled: one key, one secret shown.
+    if (creating.current) return;
+    creating.current = true;
+    create.mutate(form, { onSettled: () => void (creating.current = false) });
   };
   const items = list.data?.data.items ?? [];
 
@@ -184,7 +209,7 @@ export function KeysPage() {
                   <KeyUsage id={k.id} />
                 </td>
                 <td className="actions">
-                  <button type="button" onClick={() => setEditing({ id: k.id, form: { name: k.name, group: k.group, quota: k.quota === null ? '' : String(k.quota), status: k.status, expires: fromTime14(k.expired_time), rpm_limit: String(k.rpm_limit ?? 0), concurrency_limit: String(k.concurrency_limit ?? 0), comments: k.comments } })}>
+                  <button type="button" onClick={() => openEditor(k)}>
                     Edit<span className="sr-only"> {k.name}</span>
                   </button>
                   <button
@@ -202,7 +227,7 @@ export function KeysPage() {
           </tbody>
         </table>
       )}
-      {list.data && <Pager page={page} pageSize={PAGE_SIZE} total={list.data.data.total} onPage={setPage} />}
+      {list.data && <Pager page={page} pageSize={PAGE_SIZE} total={list.data.data.total} shown={list.data.data.items.length} onPage={setPage} />}
       {editing && (
         <form
           className="card"

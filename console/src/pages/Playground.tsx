@@ -1,7 +1,7 @@
 import { useMemo, useRef, useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { ApiError, call, type App } from '../api';
+import { ApiError, call, messageOf, type App } from '../api';
 import { workingKey } from '../session';
 import { KeyPicker } from '../ui/KeyPicker';
 import { CopyButton, Empty, ErrorNote, Field } from '../ui/kit';
@@ -68,10 +68,9 @@ export function PlaygroundPage() {
         signal: abort.current.signal,
       });
       if (!res.ok || !res.body) {
-        const body = (await res.json().catch(() => ({}))) as { detail?: unknown };
-        const retry = res.headers.get('retry-after');
-        const detail = typeof body.detail === 'string' ? body.detail : JSON.stringify(body.detail ?? `HTTP ${res.status}`);
-        throw new ApiError(res.status === 429 ? `${detail} — try again in ${retry ?? 'a few'} s` : detail, res.status);
+        const body: unknown = await res.json().catch(() => ({}));
+        const retry = Number(res.headers.get('retry-after')) || undefined;
+        throw new ApiError(messageOf(res.status, body, retry), res.status, retry);
       }
       const header = res.headers.get('x-task-number');
       if (header) setTaskNumber(header);

@@ -101,7 +101,7 @@ export function TasksPage() {
               ))}
             </tbody>
           </table>
-          <Pager page={page} pageSize={PAGE_SIZE} total={list.data.total} onPage={setPage} />
+          <Pager page={page} pageSize={PAGE_SIZE} total={list.data.total} shown={list.data.items.length} onPage={setPage} />
         </>
       )}
     </section>

@@ -57,17 +57,24 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
   );
 }
 
-export function Pager({ page, pageSize, total, onPage }: { page: number; pageSize: number; total: number; onPage: (p: number) => void }) {
-  const last = Math.max(1, Math.ceil(total / pageSize));
+/**
+ * Previous / next. Above 100 rows a list's total is PostgreSQL's estimate (docs/docs-api.md): a
+ * full page always offers the next one, and the count says "about".
+ */
+export function Pager({ page, pageSize, total, shown, onPage }: { page: number; pageSize: number; total: number; shown: number; onPage: (p: number) => void }) {
+  const estimated = total > 100;
+  const last = Math.max(1, Math.ceil(total / pageSize), shown === pageSize ? page + 1 : page);
   return (
     <nav className="pager" aria-label="Pages">
       <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>
         Previous
       </button>
       <span>
-        Page {page} of {last} ({total} in all)
+        Page {page} of {estimated ? 'about ' : ''}
+        {last} ({estimated ? 'about ' : ''}
+        {total} in all)
       </span>
-      <button type="button" disabled={page >= last} onClick={() => onPage(page + 1)}>
+      <button type="button" disabled={page >= last && shown < pageSize} onClick={() => onPage(page + 1)}>
         Next
       </button>
     </nav>
