@@ -70,6 +70,9 @@ export const gatewayConfigSchema = z.object({
     .string()
     .default('')
     .transform((v) => v.split(',').map((o) => o.trim()).filter(Boolean)),
+}).refine((c) => !c.TLS_CERT_FILE === !c.TLS_KEY_FILE, {
+  message: 'TLS_CERT_FILE and TLS_KEY_FILE go together: set both (the certificate served) or neither (a self-signed one in the data folder)',
+  path: ['TLS_KEY_FILE'],
 });
 
 export type GatewayConfig = Readonly<z.infer<typeof gatewayConfigSchema>>;

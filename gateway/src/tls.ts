@@ -9,10 +9,19 @@ export interface TlsMaterial {
   certFile: string;
 }
 
-/** Certificate and key from the configured files, or a self-signed pair kept in the data folder. */
+/** A configured PEM file's text; a file that cannot be read names its variable. */
+function readPem(variable: string, file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new Error(`${variable} ${file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+/** Certificate and key from the configured files (both, or neither: config.ts), or a self-signed pair kept in the data folder. */
 export async function loadTlsMaterial(options: { certFile?: string; keyFile?: string; dataDir: string; log: Logger }): Promise<TlsMaterial> {
   if (options.certFile && options.keyFile) {
-    return { cert: readFileSync(options.certFile, 'utf8'), key: readFileSync(options.keyFile, 'utf8'), certFile: options.certFile };
+    return { cert: readPem('TLS_CERT_FILE', options.certFile), key: readPem('TLS_KEY_FILE', options.keyFile), certFile: options.certFile };
   }
   const dir = join(options.dataDir, 'tls');
   const certFile = join(dir, 'gateway-cert.pem');

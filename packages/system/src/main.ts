@@ -42,7 +42,12 @@ async function main() {
   process.stdout.write(lines.filter((l) => l !== '').join('\n') + '\n');
 }
 
-main().catch((err) => {
-  console.error(err);
+main().catch((err: unknown) => {
+  // What stopped the start, in one line (a configuration error, a port in use, a data folder in
+  // use); the stack too with LOG_LEVEL=debug.
+  const error = err as NodeJS.ErrnoException & { port?: number };
+  const why = error.code === 'EADDRINUSE' ? `port ${error.port ?? ''} is in use by another program: set PORT / HTTPS_PORT, or stop it` : error.message;
+  console.error(`tollgate could not start: ${why}`);
+  if (/^(debug|trace)$/i.test(process.env.LOG_LEVEL ?? '')) console.error(err);
   process.exit(1);
 });
