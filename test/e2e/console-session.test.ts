@@ -179,6 +179,9 @@ describe('console session', () => {
     for (const [what, r] of Object.entries(answers)) {
       expect({ what, status: r.status < 300, limit: Number(r.headers.get('x-ratelimit-limit')) > 0, remaining: r.headers.get('x-ratelimit-remaining') !== null, reset: r.headers.get('x-ratelimit-reset') !== null }).toEqual({ what, status: true, limit: true, remaining: true, reset: true });
     }
+    expect(answers.options.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(answers.options.body).toMatchObject({ code: 200, data: { allow: ['POST', 'GET', 'DELETE', 'OPTIONS'] } });
+    expect(answers.options.headers.get('allow')).toBe('POST, GET, DELETE, OPTIONS');
     // One count per request: the remaining count goes down by one each time.
     expect(Number(answers.read.headers.get('x-ratelimit-remaining'))).toBe(Number(answers['sign-in'].headers.get('x-ratelimit-remaining')) - 1);
   });

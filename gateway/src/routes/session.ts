@@ -14,6 +14,7 @@ import { docsRateLimit, docsRateLimitForRefused } from '../limits/docs-rate-limi
 import { envelope, userJson, userSchema } from './users';
 import { rpcFor } from '../http/request-id';
 import { passOn, wrongMethod } from '../http/unknown-route';
+import { routeMethods } from '../http/route-methods';
 import { jsonBodyOnly } from '../http/json-body-only';
 
 const signInBody = z
@@ -48,6 +49,13 @@ export function sessionRoutes(deps: GatewayDeps): Router {
   // Counted per client address at the free tier (a session call is made before, or without, a user token), with the headers every docs answer carries.
   router.use('/api/v1/session', surface, httpsOnly, wrongMethod(deps.book, () => passOn), jsonBodyOnly, docsRateLimit(deps));
   const { keys } = deps.upstreams;
+  // OPTIONS in the envelope, as on every docs-API path (http/options.ts), not Express's plain-text answer.
+  const methodsHere = routeMethods(deps.book);
+  router.options('/api/v1/session', (req, res) => {
+    const allow = [...methodsHere(req.path), 'OPTIONS'];
+    res.setHeader('Allow', allow.join(', '));
+    sendEnvelope(res, { allow });
+  });
 
   deps.book.add(
     router,
