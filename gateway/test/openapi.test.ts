@@ -75,6 +75,27 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('names every operation, documents error bodies, the docs API rate-limit headers and 429, and the request headers routes read', () => {
+    const ops = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).filter(([m]) => METHODS.includes(m)).map(([method, op]) => ({ path, method, op: op as any })));
+    const ids = ops.map(({ op }) => op.operationId);
+    expect(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z0-9]+$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const { path, method, op } of ops) {
+      const docsApi = path.startsWith('/api/');
+      for (const [status, r] of Object.entries(op.responses as Record<string, any>)) {
+        if (Number(status) >= 400) expect({ path, method, status, content: r.content !== undefined }).toEqual({ path, method, status, content: true });
+        if (docsApi) expect({ path, method, status, headers: Object.keys(r.headers ?? {}).sort() }).toEqual({ path, method, status, headers: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] });
+      }
+      if (docsApi) expect({ path, method, has429: '429' in op.responses }).toEqual({ path, method, has429: true });
+    }
+    const header = (path: string, method: string, name: string) => (doc.paths[path][method] as any).parameters?.find((p: any) => p.in === 'header' && p.name === name);
+    const configPut = Object.keys(doc.paths).find((p) => p.startsWith('/api/v1/config/') && (doc.paths[p] as any).put)!;
+    expect(header(configPut, 'put', 'If-Match')).toMatchObject({ required: true });
+    expect(header('/v1/agent/{app_id}/async', 'post', 'Idempotency-Key')).toMatchObject({ in: 'header' });
+    expect(header('/api/v1/documents', 'post', 'X-CSRF-Token')).toMatchObject({ in: 'header' });
+    expect(header('/api/v1/documents', 'get', 'X-CSRF-Token')).toBeUndefined();
+  });
+
   it('resolves every $ref inside the document', () => {
     const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/([^"]+)"/g)].map((m) => m[1]);
     for (const ref of refs) {

@@ -29,6 +29,8 @@ export interface RouteSpec<B extends ZodType | undefined, Q extends z.ZodObject 
   bodyContentType?: 'application/json' | 'application/x-www-form-urlencoded';
   query?: Q;
   params?: P;
+  /** Request headers the route reads (documented only; the handler checks them). */
+  headers?: z.ZodObject;
   responses: Record<number, ResponseSpec>;
   /** Runs before validation (authentication, limits). */
   before?: RequestHandler[];
@@ -59,6 +61,25 @@ function withoutItems(value: unknown, field: string): unknown {
 }
 
 const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
+/** `post` `/v1/:kind/:app_id/sync` → `postV1KindAppIdSync`: a stable name for client generators. */
+const operationIdOf = (method: string, path: string) =>
+  [method, ...path.split(/[^A-Za-z0-9]+/).filter(Boolean)].map((w, i) => (i === 0 ? w : w[0].toUpperCase() + w.slice(1))).join('');
+
+/** Every docs-API answer's rate-limit headers (docs-interface: on every response). */
+const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': { description: 'Requests allowed per hour for this token (or client address)', schema: { type: 'integer' as const } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current hour', schema: { type: 'integer' as const } },
+  'X-RateLimit-Reset': { description: 'When the hour ends (Unix time, seconds)', schema: { type: 'integer' as const } },
+};
+
+const fieldIssue = z.object({ loc: z.array(z.string()), msg: z.string(), type: z.string() });
+/** The docs API's error envelope (`data.errors` on a 422). */
+const DOCS_ERROR = z.object({ code: z.number().int(), message: z.string(), data: z.object({ errors: z.array(fieldIssue).optional() }).passthrough(), timestamp: z.string(), request_id: z.string().optional() });
+/** The task API's error: `detail` is a message, or the field issues of a 422. */
+const TASK_ERROR = z.object({ detail: z.union([z.string(), z.array(fieldIssue)]), request_id: z.string().optional() });
+/** The X-CSRF-Token a state-changing call made with the console's session cookie must send. */
+const CSRF_HEADER = z.object({ 'X-CSRF-Token': z.string().optional().describe('With the session cookie (not with a Bearer token): the csrf_token of GET /api/v1/session') });
 
 function parsePart<T>(schema: ZodType | undefined, value: unknown, loc: string, itemsCheckedAlone?: string): T {
   const unsafe = unsafeInput(itemsCheckedAlone ? withoutItems(value, itemsCheckedAlone) : value, [loc]);
@@ -108,10 +129,16 @@ export class RouteBook {
   private describe(spec: RouteSpec<ZodType | undefined, z.ZodObject | undefined, z.ZodObject | undefined>): RouteConfig {
     const scheme = spec.security === 'admin' ? 'userToken' : spec.security;
     // Wherever the user token is accepted, the console's session cookie is too (docs/console.md).
+    const cookie = spec.security !== 'none' && scheme !== 'apiKey';
     const security = spec.security === 'none' ? [] : scheme === 'apiKey' ? [{ apiKey: [] }] : [{ [scheme]: [] }, { sessionCookie: [] }];
+    const docsApi = spec.path.startsWith('/api/');
+    const headers = cookie && spec.method !== 'get' ? (spec.headers ? spec.headers.extend(CSRF_HEADER.shape) : CSRF_HEADER) : spec.headers;
+    const responses: Record<string, ResponseSpec> = { ...spec.responses };
+    if (docsApi && !responses[429]) responses[429] = { description: 'Over the hourly rate limit of the token (or client address); Retry-After says when to try again' };
     return {
       method: spec.method,
       path: toOpenApiPath(spec.path),
+      operationId: operationIdOf(spec.method, spec.path),
       summary: spec.summary,
       description: spec.description,
       tags: spec.tags,
@@ -119,13 +146,15 @@ export class RouteBook {
       request: {
         params: spec.params,
         query: spec.query,
+        headers,
         body: spec.body ? { required: true, content: { [spec.bodyContentType ?? 'application/json']: { schema: spec.body } } } : undefined,
       },
       responses: Object.fromEntries(
-        Object.entries(spec.responses).map(([status, r]) => [
-          status,
-          { description: r.description, content: r.schema ? { [r.contentType ?? 'application/json']: { schema: r.schema } } : undefined },
-        ]),
+        Object.entries(responses).map(([status, r]) => {
+          // An error without its own schema has its surface's shape.
+          const schema = r.schema ?? (Number(status) >= 400 ? (docsApi ? DOCS_ERROR : TASK_ERROR) : undefined);
+          return [status, { description: r.description, headers: docsApi ? RATE_LIMIT_HEADERS : undefined, content: schema ? { [r.contentType ?? 'application/json']: { schema } } : undefined }];
+        }),
       ),
     };
   }

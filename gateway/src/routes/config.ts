@@ -82,6 +82,7 @@ export function configRoutes(deps: GatewayDeps): Router {
         description: 'The whole section, every field. `If-Match: "<section>-<version>"` (the ETag of a GET) is required: 428 without it, 412 when the section changed since. `If-Match: *` overwrites whatever is there.',
         tags,
         security: 'admin',
+        headers: z.object({ 'If-Match': z.string().describe('The ETag of your last GET of the section (`"<section>-<version>"`, a list of them, or `*`)') }),
         body: schema,
         before: admin,
         responses: {

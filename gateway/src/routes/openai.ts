@@ -8,7 +8,7 @@ import { appChatCompletionBody, chatCompletionBody, toExecution } from '../opena
 import { OPENAI_COMPATIBLE_TAG, openAiErrors } from '../openai/errors';
 import { modelIdOf, modelJson, modelListSchema, modelSchema, parseModelId, runnableApps, runnableKinds } from '../openai/models';
 import { executeJson, executeStream, idempotencyKeyOf, type Execution } from './tasks-execute';
-import { appPath, completionSchema } from './tasks-schemas';
+import { appPath, completionSchema, idempotencyHeader } from './tasks-schemas';
 import { rpcFor } from '../http/request-id';
 
 const openAiError = z.object({
@@ -64,6 +64,7 @@ export function openAiRoutes(deps: GatewayDeps): Router {
           '`max_completion_tokens` as `max_tokens`; `model` is a model override as on /sync, except that the app’s own `<kind>/<app_id>` or `<app_id>` means its own model. Errors carry the OpenAI error object.',
         tags,
         security: 'apiKey',
+        headers: idempotencyHeader,
         params: appPath,
         body: appChatCompletionBody,
         before: [countExecution(() => ({ kind, mode: 'sync' })), requireApiKey(deps, () => kind)],

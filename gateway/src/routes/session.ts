@@ -51,8 +51,9 @@ export function sessionRoutes(deps: GatewayDeps): Router {
   const { keys } = deps.upstreams;
   // OPTIONS in the envelope, as on every docs-API path (http/options.ts), not Express's plain-text answer.
   const methodsHere = routeMethods(deps.book);
-  router.options('/api/v1/session', (req, res) => {
-    const allow = [...methodsHere(req.path), 'OPTIONS'];
+  router.use('/api/v1/session', (req, res, next) => {
+    if (req.method !== 'OPTIONS') return next();
+    const allow = [...methodsHere('/api/v1/session'), 'OPTIONS'];
     res.setHeader('Allow', allow.join(', '));
     sendEnvelope(res, { allow });
   });

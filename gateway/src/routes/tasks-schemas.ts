@@ -53,6 +53,11 @@ export const agentVariantBody = z.object({
 });
 
 export const appPath = z.object({ app_id: appId });
+
+/** The execution routes' optional Idempotency-Key header (docs/tasks.md). */
+export const idempotencyHeader = z.object({
+  'Idempotency-Key': z.string().min(1).max(255).optional().describe('The same key with the same body answers the first run again (its task) instead of running twice; with another body: 409'),
+});
 export const taskPath = z.object({ task_number: taskNumber });
 
 export const batchQueryBody = z.object({ task_numbers: z.array(taskNumber).min(1).max(100) });

@@ -4,7 +4,7 @@ import type { GatewayDeps } from '../deps';
 import { principalOf, requireApiKey } from '../auth/api-key';
 import { countExecution } from '../metrics/executions';
 import { executeAsync, executeJson, executeStream, idempotencyKeyOf } from './tasks-execute';
-import { MAX_BODY_API_KEY_CHARS, agentVariantBody, appPath, completionSchema, executeAsyncBody, executeBody, submissionSchema, taskErrors } from './tasks-schemas';
+import { MAX_BODY_API_KEY_CHARS, agentVariantBody, appPath, completionSchema, executeAsyncBody, executeBody, idempotencyHeader, submissionSchema, taskErrors } from './tasks-schemas';
 
 /**
  * The variant's body `api_key`: used as the credential when no Authorization header is sent;
@@ -51,6 +51,7 @@ export function taskRoutes(deps: GatewayDeps): Router {
         description: 'stream:false answers the completion JSON; stream:true answers text/event-stream chunks ending with `data: [DONE]`. Optional `Idempotency-Key` header.',
         tags,
         security: 'apiKey',
+        headers: idempotencyHeader,
         params: appPath,
         body: executeBody,
         before: [countExecution(() => ({ kind, mode: 'sync' })), auth],
@@ -75,6 +76,7 @@ export function taskRoutes(deps: GatewayDeps): Router {
         description: 'Optional `Idempotency-Key` header: the same key and body answer the same task.',
         tags,
         security: 'apiKey',
+        headers: idempotencyHeader,
         params: appPath,
         body: executeAsyncBody,
         before: [countExecution(() => ({ kind, mode: 'async' })), auth],
@@ -98,6 +100,7 @@ export function taskRoutes(deps: GatewayDeps): Router {
         "by the app's `input_template` setting, or as `key: value` lines (docs/tasks.md). `api_key` in the body is used when no Authorization header is sent.",
       tags: ['Task execution'],
       security: 'apiKey',
+      headers: idempotencyHeader,
       body: agentVariantBody,
       before: [countExecution((req) => ({ kind: 'agent', mode: (req.body as { wait_response?: unknown } | undefined)?.wait_response === false ? 'async' : 'sync' })), bodyApiKey, requireApiKey(deps, () => 'agent')],
       responses: { 200: { description: 'The completion (wait_response true) or the submission (false)', schema: completionSchema.or(submissionSchema) }, ...executionErrors },
