@@ -63,7 +63,7 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
  */
 export function Pager({ page, pageSize, total, shown, onPage }: { page: number; pageSize: number; total: number; shown: number; onPage: (p: number) => void }) {
   const estimated = total > 100;
-  const last = Math.max(1, Math.ceil(total / pageSize), shown === pageSize ? page + 1 : page);
+  const last = Math.max(1, Math.ceil(total / pageSize), estimated && shown === pageSize ? page + 1 : page);
   return (
     <nav className="pager" aria-label="Pages">
       <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>
@@ -74,7 +74,7 @@ export function Pager({ page, pageSize, total, shown, onPage }: { page: number; 
         {last} ({estimated ? 'about ' : ''}
         {total} in all)
       </span>
-      <button type="button" disabled={page >= last && shown < pageSize} onClick={() => onPage(page + 1)}>
+      <button type="button" disabled={page >= last} onClick={() => onPage(page + 1)}>
         Next
       </button>
     </nav>
