@@ -100,7 +100,12 @@ export function DocumentsPage() {
         )
       ) : list.isPending ? (
         <Loading />
-      ) : !list.data ? null : list.data.documents.length === 0 ? (
+      ) : !list.data ? null : list.data.documents.length === 0 && page > 1 ? (
+        <>
+          <Empty>No more documents: the count was an estimate.</Empty>
+          <Pager page={page} pageSize={20} total={list.data.total} shown={0} onPage={setPage} />
+        </>
+      ) : list.data.documents.length === 0 ? (
         <Empty>{trash ? 'The trash is empty.' : 'No documents yet.'}</Empty>
       ) : (
         <>

@@ -68,6 +68,11 @@ export function TasksPage() {
         <Empty>Give one of your API keys above to see your tasks.</Empty>
       ) : list.isPending ? (
         <Loading />
+      ) : list.data && list.data.items.length === 0 && page > 1 ? (
+        <>
+          <Empty>No more tasks: the count was an estimate.</Empty>
+          <Pager page={page} pageSize={PAGE_SIZE} total={list.data.total} shown={0} onPage={setPage} />
+        </>
       ) : !list.data || list.data.items.length === 0 ? (
         <Empty>No tasks{status || kind || app || from || to ? ' match these filters' : ' yet: run something in the Playground'}.</Empty>
       ) : (
