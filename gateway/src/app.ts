@@ -14,6 +14,19 @@ import { unknownRoute, wrongMethod } from './http/unknown-route';
 import { parsedBodyRoutes, rawBodyRoutes } from './routes';
 import { createGatewayMetrics, httpMetrics, observeErrors } from './metrics';
 import { openAiResponderFor } from './openai/errors';
+import type { RequestHandler } from 'express';
+
+/** Static files, which set their own Cache-Control (serve-static keeps one already set). */
+const STATIC_PREFIXES = ['/console', '/docs'];
+
+/**
+ * API answers are not kept by browsers or proxies: several carry secrets shown once (a new key, a
+ * user token, a session). The console's and the reference page's files set their own; so does a stream.
+ */
+const noStore: RequestHandler = (req, res, next) => {
+  if (!STATIC_PREFIXES.some((p) => req.path === p || req.path.startsWith(`${p}/`))) res.setHeader('Cache-Control', 'no-store');
+  next();
+};
 
 /** JSON bodies: application/json and structured-suffix types (application/vnd.example+json). */
 const JSON_TYPES = ['application/json', 'application/*+json'];
@@ -27,6 +40,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   app.set('etag', false);
   app.set('trust proxy', config.TRUST_PROXY);
   app.use(requestId);
+  app.use(noStore);
   app.use(httpMetrics(app, (deps.metrics ??= createGatewayMetrics())));
   app.use(pathAliases);
   // The docs surface checks the size itself, so its 431 carries the envelope and the rate-limit headers.

@@ -166,6 +166,18 @@ describe('console session', () => {
     expect((await request('POST', '/api/v1/session', { json: { token: t.adminToken }, overHttp: true })).status).toBe(403);
   });
 
+  it('keeps answers that carry a secret out of every cache (Cache-Control: no-store)', async () => {
+    if (!t) return;
+    const signedIn = await request('POST', '/api/v1/session', { json: { token: t.adminToken } });
+    expect(signedIn.headers.get('cache-control')).toBe('no-store');
+    const created = await request('POST', '/api/v1/users', { cookie: signedIn.headers.get('set-cookie')!.split(';')[0], csrf: signedIn.body.data.csrf_token, json: { name: 'Cache', email: `cache-${Date.now()}@example.com` } });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('cache-control')).toBe('no-store');
+    const key = await request('POST', '/apikeys/create', { overHttp: true, form: { token: created.body.data.token, name: 'cached?' } });
+    expect(key.status).toBe(200);
+    expect(key.headers.get('cache-control')).toBe('no-store');
+  });
+
   it('carries the rate-limit headers on every session answer, successful ones included', async () => {
     if (!t) return;
     const signedIn = await request('POST', '/api/v1/session', { json: { token: t.adminToken } });
