@@ -254,11 +254,28 @@ describe('Admit under concurrency (real PostgreSQL, gRPC loopback)', () => {
       const full = { apiKeyId: 215, accountId: 7, quota: '', rpmLimit: 100_000, concurrencyLimit: 100_000 };
       const other = { ...full, apiKeyId: 216 };
       for (const key of [full, other]) await b.client.admitBatch({ settlements: [], finishing: [], items: [admitRequest({ ...key, taskNumber: taskNo('first') })] });
-      // One more unit would not fit the column (DECIMAL(20,6)): a numeric overflow for this key alone.
-      await b.sql('UPDATE key_usage SET reserved = 99999999999999.5 WHERE api_key_id = 215');
-      const { items } = await b.client.admitBatch({ settlements: [], finishing: [], items: [admitRequest({ ...full, taskNumber: taskNo('over') }), admitRequest({ ...other, taskNumber: taskNo('fine') })] });
-      expect(items[0].admitted).toBeUndefined();
-      expect(items[1].admitted).toMatchObject({ reserved: '1' });
+      // PostgreSQL refuses this key's row alone (a data exception, as an overflow would be).
+      await b.sql(`CREATE OR REPLACE FUNCTION refuse_key_215() RETURNS trigger AS $$
+        BEGIN IF NEW.api_key_id = 215 THEN RAISE EXCEPTION 'numeric field overflow' USING ERRCODE = '22003'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`);
+      await b.sql('CREATE TRIGGER refuse_215 BEFORE UPDATE ON key_usage FOR EACH ROW EXECUTE FUNCTION refuse_key_215()');
+      try {
+        const { items } = await b.client.admitBatch({ settlements: [], finishing: [], items: [admitRequest({ ...full, taskNumber: taskNo('over') }), admitRequest({ ...other, taskNumber: taskNo('fine') })] });
+        expect(items[0].admitted).toBeUndefined();
+        expect(items[1].admitted).toMatchObject({ reserved: '1' });
+      } finally {
+        await b.sql('DROP TRIGGER refuse_215 ON key_usage');
+      }
+    });
+
+    it('holds a reservation that would pass what an amount holds at the largest amount, instead of failing the statement', async () => {
+      if (!b) return;
+      const key = { apiKeyId: 217, accountId: 7, quota: '', rpmLimit: 100_000, concurrencyLimit: 100_000 };
+      await b.client.admitBatch({ settlements: [], finishing: [], items: [admitRequest({ ...key, taskNumber: taskNo('edge-first') })] });
+      await b.sql('UPDATE key_usage SET reserved = 99999999999999.5 WHERE api_key_id = 217');
+      const { items } = await b.client.admitBatch({ settlements: [], finishing: [], items: [admitRequest({ ...key, taskNumber: taskNo('edge') })] });
+      expect(items[0].admitted).toMatchObject({ reserved: '1' });
+      const rows = await b.sql<{ reserved: string }>('SELECT reserved::text AS reserved FROM key_usage WHERE api_key_id = 217');
+      expect(rows[0].reserved).toBe('99999999999999.999999');
     });
 
     it('answers a task number repeated within one batch once as admitted and once as already admitted', async () => {
