@@ -1,4 +1,4 @@
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import type { GatewayDeps } from './deps';
 import { errorHandler, sendError } from './http/errors';
 import { requestId } from './http/request-id';
@@ -14,7 +14,6 @@ import { unknownRoute, wrongMethod } from './http/unknown-route';
 import { parsedBodyRoutes, rawBodyRoutes } from './routes';
 import { createGatewayMetrics, httpMetrics, observeErrors } from './metrics';
 import { openAiResponderFor } from './openai/errors';
-import type { RequestHandler } from 'express';
 
 /** Static files, which set their own Cache-Control (serve-static keeps one already set). */
 const STATIC_PREFIXES = ['/console', '/docs'];

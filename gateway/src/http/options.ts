@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { AppError } from '@tollgate/kit';
 import type { RouteBook } from './route-book';
 import { sendEnvelope } from './envelope';
@@ -9,11 +9,11 @@ import { routeMethods } from './route-methods';
  * rate-limit headers, without authentication (browsers send preflights without credentials).
  * An unknown path is a 404 in the envelope. Mounted after the rate limit counted the request.
  */
-export function optionsRoute(book: RouteBook): RequestHandler {
+export function optionsRoute(book: RouteBook, pathOf: (req: Request) => string = (req) => `/api${req.path}`): RequestHandler {
   const methodsAt = routeMethods(book);
   return (req, res, next) => {
     if (req.method !== 'OPTIONS') return next();
-    const path = `/api${req.path}`;
+    const path = pathOf(req);
     const methods = methodsAt(path);
     if (methods.length === 0) return next(AppError.notFound(`no route for OPTIONS ${path}`));
     const allow = [...methods, 'OPTIONS'];

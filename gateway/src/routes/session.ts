@@ -14,7 +14,7 @@ import { docsRateLimit, docsRateLimitForRefused } from '../limits/docs-rate-limi
 import { envelope, userJson, userSchema } from './users';
 import { rpcFor } from '../http/request-id';
 import { passOn, wrongMethod } from '../http/unknown-route';
-import { routeMethods } from '../http/route-methods';
+import { optionsRoute } from '../http/options';
 import { jsonBodyOnly } from '../http/json-body-only';
 
 const signInBody = z
@@ -49,14 +49,8 @@ export function sessionRoutes(deps: GatewayDeps): Router {
   // Counted per client address at the free tier (a session call is made before, or without, a user token), with the headers every docs answer carries.
   router.use('/api/v1/session', surface, httpsOnly, wrongMethod(deps.book, () => passOn), jsonBodyOnly, docsRateLimit(deps));
   const { keys } = deps.upstreams;
-  // OPTIONS in the envelope, as on every docs-API path (http/options.ts), not Express's plain-text answer.
-  const methodsHere = routeMethods(deps.book);
-  router.use('/api/v1/session', (req, res, next) => {
-    if (req.method !== 'OPTIONS') return next();
-    const allow = [...methodsHere('/api/v1/session'), 'OPTIONS'];
-    res.setHeader('Allow', allow.join(', '));
-    sendEnvelope(res, { allow });
-  });
+  // OPTIONS in the envelope, as on every docs-API path, not Express's plain-text answer.
+  router.use('/api/v1/session', optionsRoute(deps.book, () => '/api/v1/session'));
 
   deps.book.add(
     router,
