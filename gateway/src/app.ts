@@ -15,6 +15,9 @@ import { parsedBodyRoutes, rawBodyRoutes } from './routes';
 import { createGatewayMetrics, httpMetrics, observeErrors } from './metrics';
 import { openAiResponderFor } from './openai/errors';
 
+/** Whether `path` is `mount` or below it, as Express mounts a router. */
+const mountedAt = (path: string, mount: string) => mount === '/' || path === mount || path.startsWith(`${mount}/`);
+
 /** Static files, which set their own Cache-Control (serve-static keeps one already set). */
 const STATIC_PREFIXES = ['/console', '/docs'];
 
@@ -23,7 +26,7 @@ const STATIC_PREFIXES = ['/console', '/docs'];
  * user token, a session). The console's and the reference page's files set their own; so does a stream.
  */
 const noStore: RequestHandler = (req, res, next) => {
-  if (!STATIC_PREFIXES.some((p) => req.path === p || req.path.startsWith(`${p}/`))) res.setHeader('Cache-Control', 'no-store');
+  if (!STATIC_PREFIXES.some((mount) => mountedAt(req.path, mount))) res.setHeader('Cache-Control', 'no-store');
   next();
 };
 
@@ -58,7 +61,6 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     ['/api/v1/documents', config.DOCUMENT_BODY_LIMIT_BYTES],
     ['/', config.BODY_LIMIT_BYTES],
   ];
-  const mountedAt = (path: string, mount: string) => mount === '/' || path === mount || path.startsWith(`${mount}/`);
   app.use(refuseDeclaredOversize((path) => jsonLimits.find(([mount]) => mountedAt(path, mount))![1]));
   for (const [mount, limit] of jsonLimits) app.use(mount, deferBodyErrors(express.json({ limit, strict: false, type: JSON_TYPES })));
   app.use(deferBodyErrors(express.urlencoded({ limit: config.BODY_LIMIT_BYTES, extended: false })));
